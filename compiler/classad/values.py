@@ -1,0 +1,72 @@
+"""ClassAd runtime values as Python objects.
+
+The public representation (DESIGN.md): int, float, bool, str, list, dict (a nested
+ClassAd), and the two singletons `UNDEFINED` and `ERROR`. Booleans are their own ClassAd
+type, so code must test `isinstance(v, bool)` before `isinstance(v, int)`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final, TypeAlias
+
+
+class _Singleton:
+    """A named, falsy-free, pickle-stable singleton value."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __repr__(self) -> str:
+        return self._name
+
+    def __reduce__(self) -> str:
+        return self._name
+
+    def __bool__(self) -> bool:
+        # Truthiness of UNDEFINED/ERROR is meaningless in ClassAd logic; refusing it
+        # catches evaluator bugs that would silently treat them as Python False.
+        raise TypeError(f"{self._name} has no Python truth value; compare with `is`")
+
+    def __copy__(self) -> _Singleton:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Singleton:
+        return self
+
+
+UNDEFINED: Final = _Singleton("UNDEFINED")
+ERROR: Final = _Singleton("ERROR")
+
+#: A ClassAd value: bool | int | float | str | list | dict | UNDEFINED | ERROR.
+Value: TypeAlias = Any
+
+
+def is_undefined(v: object) -> bool:
+    return v is UNDEFINED
+
+
+def is_error(v: object) -> bool:
+    return v is ERROR
+
+
+def type_name(v: object) -> str:
+    """The ClassAd type name of a value (for messages and JSON tagging)."""
+    if v is UNDEFINED:
+        return "undefined"
+    if v is ERROR:
+        return "error"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "real"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list | tuple):
+        return "list"
+    if isinstance(v, dict):
+        return "classad"
+    return type(v).__name__

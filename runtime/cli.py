@@ -1,0 +1,64 @@
+"""`condor-policy`: a thin command line over the library.
+
+`main(argv) -> int` parses arguments, dispatches to `runtime.commands.<name>.run`, and
+turns input problems (`PolicyError`) into `path:line:col: message` on stderr with exit
+status 2 and no traceback. The library itself never prints or exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from compiler.errors import PolicyError
+from runtime import commands
+
+#: Exit status for usage and input errors (argparse uses it too).
+EXIT_USAGE = 2
+
+
+def _command_modules() -> list[ModuleType]:
+    found = []
+    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands.__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            found.append(module)
+    return found
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="condor-policy",
+        description="Compile, draw, run and check HTCondor execute-point (startd) policy.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in _command_modules():
+        cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.add_arguments(cmd)
+        cmd.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args._run(args))
+    except PolicyError as err:
+        print(f"condor-policy: {err.format()}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("condor-policy: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,9 +1,12 @@
 """The ClassAd expression language, exactly as HTCondor daemons evaluate it.
 
 Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFINED`,
-`ERROR`, `ClassAdSyntaxError`.
+`ERROR`, `ClassAdSyntaxError`; plus `format_value` (HTCondor's printed form of a value).
 """
 
+from compiler.classad.errors import ClassAdSyntaxError
+from compiler.classad.parser import parse
+from compiler.classad.unparse import format_value, unparse
 from compiler.classad.values import ERROR, UNDEFINED
 
-__all__ = ["ERROR", "UNDEFINED"]
+__all__ = ["ERROR", "UNDEFINED", "ClassAdSyntaxError", "format_value", "parse", "unparse"]

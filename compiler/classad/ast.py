@@ -34,16 +34,12 @@ BINARY_OPS = frozenset(
 SCOPES = frozenset({"MY", "TARGET", "PARENT"})
 
 
-def _span() -> Span | None:
-    return field(default=None, compare=False, hash=False, repr=False)  # type: ignore[return-value]
-
-
 @dataclass(frozen=True, slots=True)
 class Integer:
     """A 64-bit signed integer literal."""
 
     value: int
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +47,7 @@ class Real:
     """A double literal (may be +inf/-inf from overflowing literals like 1e309)."""
 
     value: float
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,27 +55,27 @@ class String:
     """A string literal, escapes already decoded."""
 
     value: str
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Boolean:
     value: bool
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class UndefinedLit:
     """The literal `undefined`."""
 
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
 class ErrorLit:
     """The literal `error`."""
 
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +87,7 @@ class AttrRef:
 
     name: str
     scope: str | None = None
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -104,7 +100,7 @@ class Select:
 
     base: Expr
     name: str
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -117,7 +113,7 @@ class Subscript:
 
     base: Expr
     index: Expr
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +121,7 @@ class ListExpr:
     """`{a, b, c}`."""
 
     items: tuple[Expr, ...]
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,7 +129,7 @@ class RecordExpr:
     """A nested ClassAd `[a = 1; b = 2]`; attribute order kept as written."""
 
     attrs: tuple[tuple[str, Expr], ...]
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +138,7 @@ class Call:
 
     name: str
     args: tuple[Expr, ...]
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> str:
@@ -153,7 +149,7 @@ class Call:
 class Unary:
     op: str
     operand: Expr
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +157,7 @@ class Binary:
     op: str
     left: Expr
     right: Expr
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +167,7 @@ class Conditional:
     cond: Expr
     then: Expr
     otherwise: Expr
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,7 +176,7 @@ class Elvis:
 
     left: Expr
     right: Expr
-    span: Span | None = _span()
+    span: Span | None = field(default=None, compare=False, repr=False)
 
 
 Literal: TypeAlias = Integer | Real | String | Boolean | UndefinedLit | ErrorLit

@@ -1,0 +1,330 @@
+"""ClassAd text -> AST (stage: front end).
+
+The grammar is data (`grammar.lark`); lark's LALR parser runs the transformer below at
+each reduction, so no parse tree is built and no recursion happens while parsing: a
+1 MB expression parses in bounded stack. Trees deeper than `deep.MAX_DEPTH` are
+rejected with a `ClassAdSyntaxError` so that later tree walks always fit in a stack.
+
+HTCondor-mode lexical rules (shared/reference/classad-semantics.md section 1) live in
+the grammar's terminals; what a regular expression cannot say (escape decoding, NUL
+bytes, integer overflow, keywords used as names, `MY.`/`TARGET.`/`PARENT.` scopes) is
+decided here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from lark import Lark, Token, Transformer
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, VisitError
+
+from compiler.classad import ast
+from compiler.classad.deep import MAX_DEPTH
+from compiler.classad.errors import ClassAdSyntaxError
+from compiler.errors import Span
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+
+#: Words that can never be attribute or function names without quotes.
+KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
+
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+}
+# C-style octal: up to three digits when the first is 0-3, else up to two.
+_ESCAPE = re.compile(r"\\([0-3][0-7]{0,2}|[4-7][0-7]?|.|\n)", re.DOTALL)
+_STRING_PIECE = re.compile(r'"((?:\\(?:.|\n)|[^"\\])*)"', re.DOTALL)
+
+
+class _Paren:
+    """A parenthesised sub-expression, kept only until its parent is built.
+
+    `(MY).x` selects attribute x of the value of the name MY, while `MY.x` is a scoped
+    reference; the wrapper lets `select` tell them apart.
+    """
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: ast.Expr) -> None:
+        self.node = node
+
+
+def _node(item: Any) -> ast.Expr:
+    return item.node if isinstance(item, _Paren) else item
+
+
+def _span(first: Any, last: Any) -> Span | None:
+    start = first if isinstance(first, Token) else _node(first).span
+    end = last if isinstance(last, Token) else _node(last).span
+    if start is None or end is None:
+        return None
+    # Tokens and spans both carry these attribute names.
+    return Span(
+        start.line or 0,
+        start.column or 0,
+        end.end_line or 0,
+        end.end_column or 0,
+        start.start_pos or 0,
+        end.end_pos or 0,
+    )
+
+
+def _fail(message: str, token: Token) -> ClassAdSyntaxError:
+    return ClassAdSyntaxError(message, line=token.line, column=token.column)
+
+
+def decode_escapes(body: str, token: Token) -> str:
+    """Decode the backslash escapes of a new-syntax string or quoted name body."""
+
+    def one(match: re.Match[str]) -> str:
+        text = match.group(1)
+        octal = text[0] in "01234567"
+        char = chr(int(text, 8)) if octal else _SIMPLE_ESCAPES.get(text, text)
+        if char == "\0":
+            raise _fail("string contains a NUL character (\\0)", token)
+        return char
+
+    decoded = _ESCAPE.sub(one, body) if "\\" in body else body
+    if "\0" in decoded:
+        raise _fail("string contains a NUL character", token)
+    return decoded
+
+
+def _int_value(text: str) -> int:
+    value = int(text)
+    # HTCondor's lexer turns out-of-range integer literals into 0.
+    return value if INT64_MIN <= value <= INT64_MAX else 0
+
+
+class _Builder(Transformer[Token, ast.Expr]):
+    """One method per grammar alternative; runs inside the LALR parser (no recursion)."""
+
+    # ---- literals ----
+    def integer(self, children: list[Token]) -> ast.Expr:
+        tok = children[0]
+        return ast.Integer(_int_value(tok), _span(tok, tok))
+
+    def real(self, children: list[Token]) -> ast.Expr:
+        tok = children[0]
+        return ast.Real(float(tok), _span(tok, tok))
+
+    def string(self, children: list[Token]) -> ast.Expr:
+        tok = children[0]
+        value = "".join(decode_escapes(p, tok) for p in _STRING_PIECE.findall(tok))
+        return ast.String(value, _span(tok, tok))
+
+    def true(self, children: list[Token]) -> ast.Expr:
+        return ast.Boolean(True, _span(children[0], children[0]))
+
+    def false(self, children: list[Token]) -> ast.Expr:
+        return ast.Boolean(False, _span(children[0], children[0]))
+
+    def undefined(self, children: list[Token]) -> ast.Expr:
+        return ast.UndefinedLit(_span(children[0], children[0]))
+
+    def error(self, children: list[Token]) -> ast.Expr:
+        return ast.ErrorLit(_span(children[0], children[0]))
+
+    # ---- names ----
+    def name(self, children: list[Token]) -> Token:
+        tok = children[0]
+        if tok.type == "QNAME":
+            return Token.new_borrow_pos("NAME", decode_escapes(tok[1:-1], tok), tok)
+        if tok.lower() in KEYWORDS:
+            raise _fail(f"keyword {tok.value!r} cannot be used as a name", tok)
+        return tok
+
+    def attr(self, children: list[Token]) -> ast.Expr:
+        tok = children[0]
+        return ast.AttrRef(str(tok), None, _span(tok, tok))
+
+    def select(self, children: list[Any]) -> ast.Expr:
+        base, _dot, name = children
+        span = _span(base, name)
+        if isinstance(base, ast.AttrRef) and base.scope is None:
+            scope = base.name.upper()
+            if scope in ast.SCOPES:
+                return ast.AttrRef(str(name), scope, span)
+        return ast.Select(_node(base), str(name), span)
+
+    def subscript(self, children: list[Any]) -> ast.Expr:
+        base, _open, index, close = children
+        return ast.Subscript(_node(base), _node(index), _span(base, close))
+
+    def call(self, children: list[Any]) -> ast.Expr:
+        name, _open, args, close = children
+        if name.lower() in KEYWORDS:
+            raise _fail(f"keyword {name.value!r} cannot be a function name", name)
+        items = tuple(_node(a) for a in args) if args is not None else ()
+        return ast.Call(str(name), items, _span(name, close))
+
+    def args(self, children: list[Any]) -> list[Any]:
+        return [c for c in children if not isinstance(c, Token)]
+
+    # ---- compound ----
+    def paren(self, children: list[Any]) -> _Paren:
+        return _Paren(_node(children[1]))
+
+    def list_expr(self, children: list[Any]) -> ast.Expr:
+        items = tuple(
+            _node(c) for c in children[1:-1] if c is not None and not isinstance(c, Token)
+        )
+        return ast.ListExpr(items, _span(children[0], children[-1]))
+
+    def record_body(self, children: list[Any]) -> list[tuple[str, ast.Expr]]:
+        return [c for c in children if isinstance(c, tuple)]
+
+    def attr_def(self, children: list[Any]) -> tuple[str, ast.Expr]:
+        name, _eq, value = children
+        return (str(name), _node(value))
+
+    def record(self, children: list[Any]) -> ast.Expr:
+        body = children[1] or []
+        return ast.RecordExpr(tuple(body), _span(children[0], children[-1]))
+
+    # ---- operators ----
+    def unary(self, children: list[Any]) -> ast.Expr:
+        op, operand = children
+        return ast.Unary(str(op), _node(operand), _span(op, operand))
+
+    def binary(self, children: list[Any]) -> ast.Expr:
+        left, op, right = children
+        match op.type:
+            case "IS":
+                symbol = "=?="
+            case "ISNT":
+                symbol = "=!="
+            case _:
+                symbol = str(op)
+        return ast.Binary(symbol, _node(left), _node(right), _span(left, right))
+
+    def elvis(self, children: list[Any]) -> ast.Expr:
+        left, _op, right = children
+        return ast.Elvis(_node(left), _node(right), _span(left, right))
+
+    def conditional(self, children: list[Any]) -> ast.Expr:
+        cond, _q, then, _c, otherwise = children
+        return ast.Conditional(_node(cond), _node(then), _node(otherwise), _span(cond, otherwise))
+
+
+@cache
+def _parser() -> Lark:
+    grammar = resources.files("compiler.classad").joinpath("grammar.lark").read_text()
+    return Lark(
+        grammar,
+        parser="lalr",
+        lexer="contextual",
+        keep_all_tokens=True,
+        maybe_placeholders=True,
+        transformer=_Builder(),
+    )
+
+
+def _describe(exc: UnexpectedInput, text: str) -> str:
+    pos = getattr(exc, "pos_in_stream", None)
+    if pos is not None and text.startswith("/*", pos):
+        return "unterminated comment"
+    match exc:
+        case UnexpectedEOF():
+            return "unexpected end of expression"
+        case UnexpectedCharacters():
+            at = exc.pos_in_stream or 0
+            char = text[at] if at < len(text) else ""
+            if char in "\"'":
+                return "unterminated or invalid quoted text"
+            if char.isdigit() or char == ".":
+                return "invalid number"
+            return f"unexpected character {char!r}"
+        case _:
+            token = getattr(exc, "token", None)
+            if token is not None and token.type == "$END":
+                return "unexpected end of expression"
+            return f"unexpected {str(token)!r}" if token is not None else "syntax error"
+
+
+def _position(exc: UnexpectedInput, text: str) -> tuple[int, int]:
+    line, column = getattr(exc, "line", -1), getattr(exc, "column", -1)
+    if line is None or line < 1 or column is None or column < 1:
+        lines = text.split("\n")
+        return len(lines), len(lines[-1]) + 1
+    return line, column
+
+
+def _source_line(text: str, line: int) -> str:
+    lines = text.split("\n")
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+def _with_source(err: ClassAdSyntaxError, text: str) -> ClassAdSyntaxError:
+    if err.line is not None and err.source_line is None:
+        err.source_line = _source_line(text, err.line)
+    return err
+
+
+def depth(expr: ast.Expr) -> int:
+    """Height of the tree, computed without recursion."""
+    deepest = 0
+    stack: list[tuple[ast.Expr, int]] = [(expr, 1)]
+    while stack:
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children(node))
+    return deepest
+
+
+def children(node: ast.Expr) -> tuple[ast.Expr, ...]:
+    """The direct sub-expressions of a node, in source order."""
+    match node:
+        case ast.Unary(operand=o):
+            return (o,)
+        case ast.Binary(left=a, right=b) | ast.Elvis(left=a, right=b):
+            return (a, b)
+        case ast.Conditional(cond=c, then=t, otherwise=o):
+            return (c, t, o)
+        case ast.Select(base=b):
+            return (b,)
+        case ast.Subscript(base=b, index=i):
+            return (b, i)
+        case ast.ListExpr(items=items) | ast.Call(args=items):
+            return items
+        case ast.RecordExpr(attrs=attrs):
+            return tuple(v for _, v in attrs)
+        case _:
+            return ()
+
+
+def parse(text: str) -> ast.Expr:
+    """Parse one ClassAd expression (HTCondor mode) into an AST with source spans."""
+    try:
+        result = _parser().parse(text)
+    except ClassAdSyntaxError as err:
+        raise _with_source(err, text) from None
+    except VisitError as err:
+        if isinstance(err.orig_exc, ClassAdSyntaxError):
+            raise _with_source(err.orig_exc, text) from None
+        raise
+    except UnexpectedInput as exc:
+        line, column = _position(exc, text)
+        raise ClassAdSyntaxError(
+            _describe(exc, text), line=line, column=column, source_line=_source_line(text, line)
+        ) from None
+    node = _node(result)
+    if len(text) > MAX_DEPTH and depth(node) > MAX_DEPTH:
+        raise ClassAdSyntaxError(
+            f"expression nested more than {MAX_DEPTH} levels deep",
+            line=1,
+            column=1,
+            source_line=_source_line(text, 1),
+        )
+    return node

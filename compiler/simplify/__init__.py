@@ -1,0 +1,38 @@
+"""Guard simplification that is sound for ClassAd's four-valued logic.
+
+Stage: compiler (after macro substitution, before code generation and diagrams). Input
+and output are ClassAd ASTs; the output has *exactly* the same ClassAd value as the input
+for every assignment of its attributes (drawn from their domains; an attribute without a
+domain can be anything: UNDEFINED, ERROR, booleans, integers, reals incl. NaN, strings of
+any case, lists), not merely the same truth value.
+
+Why not just hand the expression to sympy: ClassAd's `&&`/`||` are not Boolean. They have
+four truth values (TRUE, FALSE, UNDEFINED, ERROR), are evaluated left to right and are not
+commutative (`false && error` is FALSE, `error && false` is ERROR), `x && !x` is UNDEFINED
+for an undefined x, and `TRUE && 5` is TRUE, not 5.
+
+The encoding that makes each rewrite sound (three layers):
+1. Abstract values (abstract.py): for every subexpression the set of value kinds it can
+   have (bool, int, real, NaN/inf, string, list, ad, UNDEFINED, ERROR) and numeric bounds,
+   from the attribute domains (domains.py). Laws that need "never ERROR", "boolean-valued"
+   or "two-valued" operands ask it; it over-approximates, which is the safe direction.
+2. The region oracle (regions.py): two candidate expressions are compared in every
+   behaviourally distinct situation. Comparisons of the same subject against constants
+   share one sample value per cell of the number line cut by those constants (plus
+   UNDEFINED, ERROR, strings of both cases, lists, NaN, infinities as the domain allows),
+   other atoms range over their possible truth values independently. Interval reasoning,
+   complements, absorption and duplicate removal are applied only when the oracle proves
+   the instance; each pass's docstring states its law and the condition.
+3. Two-valued islands (passes/minimise.py): sympy minimises only subtrees whose atoms are
+   all two-valued (never UNDEFINED/ERROR); there ClassAd logic *is* Boolean algebra.
+   It runs with force=True up to `max_vars` atoms; beyond that the result says
+   `minimised=False` and a note explains, never silently.
+
+Public API: `simplify`, `Simplified`, `truth`, `Domain`, `STARTD_DOMAINS`, and the pass
+lists `RULES`/`GLOBAL`.
+"""
+
+from compiler.simplify.domains import STARTD_DOMAINS, Domain
+from compiler.simplify.pipeline import GLOBAL, RULES, Simplified, simplify, truth
+
+__all__ = ["GLOBAL", "RULES", "STARTD_DOMAINS", "Domain", "Simplified", "simplify", "truth"]

@@ -1,0 +1,421 @@
+"""Abstract values: which kinds of value an expression can have, given attribute domains.
+
+Stage: simplifier support (static analysis). Every rewrite law that is only valid for
+"defined booleans" or "never ERROR" operands asks this module; an answer is an
+over-approximation (a kind missing from the set is impossible, a kind present may or may
+not occur), which is the direction that keeps the laws sound.
+
+Also here: `canon`, the normal form used to decide that two subexpressions are the same
+atom (names lower-cased, `MY.x`/`x` merged only where the Env says that is sound,
+`random()` never equal to anything).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Final
+
+from compiler.classad import ast as A
+from compiler.classad.values import ERROR, UNDEFINED
+from compiler.simplify.domains import TIME_DOMAIN, Domain, Env
+from compiler.simplify.threevl import ALL_TV, AND_TABLE, NOT_TABLE, OR_TABLE
+
+NUMERIC: Final = frozenset({"bool", "int", "real", "nan"})
+ANY_TAGS: Final = frozenset({"bool", "int", "real", "nan", "str", "list", "ad", "U", "E"})
+CMP_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">=", "=?=", "=!="})
+ORDER_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">="})
+ARITH_OPS: Final = frozenset({"+", "-", "*", "/", "%"})
+TYPE_TESTS: Final = frozenset(
+    {"isundefined", "iserror", "isstring", "isinteger", "isreal", "isboolean", "islist"}
+)
+#: Functions whose value changes between evaluations (never folded, never merged).
+NONDETERMINISTIC: Final = frozenset({"random"})
+#: Functions that read the clock or attributes by name: never folded.
+IMPURE: Final = frozenset(
+    {"time", "random", "eval", "evalineachcontext", "countmatches", "unparse"}
+)
+_BIG: Final = 1e300  # |x| below this: + and - of two such numbers cannot overflow
+
+
+@dataclass(frozen=True, slots=True)
+class Abs:
+    """Possible kinds (`bool int real nan str list ad U E`; `real` = finite real, `nan` =
+    NaN or an infinity) and, for numbers, inclusive bounds (None = unbounded)."""
+
+    tags: frozenset[str]
+    low: float | None = None
+    high: float | None = None
+
+
+ANY: Final = Abs(ANY_TAGS)
+
+
+def abs_of_domain(d: Domain) -> Abs:
+    tags = {
+        "number": {"int", "real"},
+        "integer": {"int"},
+        "boolean": {"bool"},
+        "string": {"str"},
+        "any": set(ANY_TAGS),
+    }[d.kind]
+    if not d.defined:
+        tags |= {"U", "E"}
+    return Abs(frozenset(tags), d.low, d.high)
+
+
+def abs_of_value(v: object) -> Abs:
+    if v is UNDEFINED:
+        return Abs(frozenset({"U"}))
+    if v is ERROR:
+        return Abs(frozenset({"E"}))
+    if isinstance(v, bool):
+        return Abs(frozenset({"bool"}), float(v), float(v))
+    if isinstance(v, int):
+        return Abs(frozenset({"int"}), v, v)
+    if isinstance(v, float):
+        if math.isfinite(v):
+            return Abs(frozenset({"real"}), v, v)
+        return Abs(frozenset({"nan"}))
+    if isinstance(v, str):
+        return Abs(frozenset({"str"}))
+    if isinstance(v, list | tuple):
+        return Abs(frozenset({"list"}))
+    if isinstance(v, dict):
+        return Abs(frozenset({"ad"}))
+    return ANY
+
+
+def tvs(a: Abs) -> frozenset[str]:
+    """The truth values a value of this abstract kind can have."""
+    out: set[str] = set()
+    t = a.tags
+    if "bool" in t:
+        lo, hi = a.low, a.high
+        if not (lo is not None and lo > 0):
+            out.add("F")
+        if not (hi is not None and hi < 1):
+            out.add("T")
+    if t & {"int", "real"}:
+        lo, hi = a.low, a.high
+        if (lo is None or lo <= 0) and (hi is None or hi >= 0):
+            out.add("F")
+        if not (lo == 0 and hi == 0):
+            out.add("T")
+    if "nan" in t:
+        out.add("T")
+    if t & {"str", "list", "ad", "E"}:
+        out.add("E")
+    if "U" in t:
+        out.add("U")
+    return frozenset(out)
+
+
+def _from_tvs(ts: frozenset[str]) -> Abs:
+    tags = {"bool"} if ts & {"T", "F"} else set()
+    tags |= {"U"} if "U" in ts else set()
+    tags |= {"E"} if "E" in ts else set()
+    lo = 0.0 if "F" in ts else 1.0
+    hi = 1.0 if "T" in ts else 0.0
+    return Abs(frozenset(tags), lo, hi)
+
+
+def lift(
+    table: Mapping[tuple[str, str], str], left: frozenset[str], right: frozenset[str]
+) -> frozenset[str]:
+    out = set()
+    for a in left:
+        stops = "F" if table is AND_TABLE else "T"
+        if a in (stops, "E"):
+            out.add(table[(a, "T")])  # right operand not evaluated
+            continue
+        out.update(table[(a, b)] for b in right)
+    return frozenset(out)
+
+
+def is_literal(e: A.Expr) -> bool:
+    return isinstance(e, A.LITERAL_TYPES)
+
+
+def literal_value(e: A.Expr) -> object:
+    match e:
+        case A.Integer(value=v) | A.Real(value=v) | A.String(value=v) | A.Boolean(value=v):
+            return v
+        case A.UndefinedLit():
+            return UNDEFINED
+        case A.ErrorLit():
+            return ERROR
+        case _:
+            raise TypeError(f"not a literal: {e!r}")
+
+
+def literal_of(v: object) -> A.Expr | None:
+    """The literal node for a scalar value, or None (lists, ads, NaN, +infinity)."""
+    if v is UNDEFINED:
+        return A.UndefinedLit()
+    if v is ERROR:
+        return A.ErrorLit()
+    if isinstance(v, bool):
+        return A.Boolean(v)
+    if isinstance(v, int):
+        return A.Integer(v) if -(2**63) <= v < 2**63 else None
+    if isinstance(v, float):
+        return A.Real(v) if math.isfinite(v) else None
+    if isinstance(v, str):
+        return A.String(v) if "\0" not in v else None
+    return None
+
+
+def _arith(op: str, a: Abs, b: Abs) -> Abs:
+    tags: set[str] = set()
+    if "U" in a.tags | b.tags:
+        tags.add("U")
+    if (a.tags | b.tags) & {"E", "str", "list", "ad"}:
+        tags.add("E")
+    na, nb = a.tags & NUMERIC, b.tags & NUMERIC
+    if not na or not nb:
+        return Abs(frozenset(tags))
+    ints = na <= {"bool", "int"} and nb <= {"bool", "int"}
+    lo = hi = None
+    if ints:
+        tags.add("int")
+        if op in ("/", "%"):
+            tags.add("E")  # division by zero (the range is not tracked precisely)
+        elif op in ("+", "-") and None not in (a.low, a.high, b.low, b.high):
+            assert a.low is not None and a.high is not None
+            assert b.low is not None and b.high is not None
+            if op == "+":
+                lo, hi = a.low + b.low, a.high + b.high
+            else:
+                lo, hi = a.low - b.high, a.high - b.low
+            if max(abs(lo), abs(hi)) >= 2**62:
+                lo = hi = None
+        return Abs(frozenset(tags), lo, hi)
+    if op == "%":
+        # `%` with a real operand is ERROR; with two integers (or booleans) an integer.
+        tags |= {"E", "int"}
+        return Abs(frozenset(tags))
+    tags.add("real")
+    if "int" in na and "int" in nb:
+        tags.add("int")
+    safe = False
+    if op in ("+", "-") and "nan" not in na | nb:
+        bounded = all(x is not None and abs(x) < _BIG for x in (a.low, a.high, b.low, b.high))
+        # x - y with x, y >= 0 (or x + y with opposite signs) cannot overflow.
+        nonneg = a.low is not None and a.low >= 0 and b.low is not None and b.low >= 0
+        safe = bounded or (op == "-" and nonneg)
+    if not safe:
+        tags |= {"nan", "E"}
+    return Abs(frozenset(tags))
+
+
+def _compare(op: str, a: Abs, b: Abs) -> Abs:
+    if op in ("=?=", "=!="):
+        bad = (a.tags | b.tags) & {"list", "ad"}
+        return Abs(frozenset({"bool", "E"} if bad else {"bool"}))
+    tags: set[str] = set()
+    if "U" in a.tags | b.tags:
+        tags.add("U")
+    if (a.tags | b.tags) & {"E", "list", "ad"}:
+        tags.add("E")
+    na, nb = a.tags & NUMERIC, b.tags & NUMERIC
+    sa, sb = a.tags & {"str"}, b.tags & {"str"}
+    if (na and nb) or (sa and sb):
+        tags.add("bool")
+    if (na and sb) or (sa and nb):
+        tags.add("E")
+    return Abs(frozenset(tags))
+
+
+def _unary(op: str, x: Abs) -> Abs:
+    if op == "!":
+        return _from_tvs(frozenset(NOT_TABLE[t] for t in tvs(x)))
+    keep = x.tags & {"U", "E"}
+    bad = {"E"} if x.tags & {"str", "list", "ad", "bool"} else set()
+    if op == "~":
+        nums = x.tags & {"int"}
+        bad |= {"E"} if x.tags & {"real", "nan"} else set()
+        return Abs(frozenset(keep | nums | bad))
+    nums = x.tags & {"int", "real", "nan"}
+    if op == "-" and nums:
+        lo = None if x.high is None else -x.high
+        hi = None if x.low is None else -x.low
+        return Abs(frozenset(keep | nums | bad), lo, hi)
+    return Abs(frozenset(keep | nums | bad), x.low, x.high)
+
+
+def _join(a: Abs, b: Abs) -> Abs:
+    lo = None if a.low is None or b.low is None else min(a.low, b.low)
+    hi = None if a.high is None or b.high is None else max(a.high, b.high)
+    if not (a.tags & NUMERIC):
+        lo, hi = b.low, b.high
+    elif not (b.tags & NUMERIC):
+        lo, hi = a.low, a.high
+    return Abs(a.tags | b.tags, lo, hi)
+
+
+def _conditional(c: Abs, then: Abs, otherwise: Abs) -> Abs:
+    ts = tvs(c)
+    out = Abs(frozenset())
+    if "T" in ts:
+        out = _join(out, then)
+    if "F" in ts:
+        out = _join(out, otherwise)
+    extra = {t for t in ("U", "E") if t in ts}
+    return Abs(out.tags | extra, out.low, out.high)
+
+
+@lru_cache(maxsize=8192)
+def abstract(e: A.Expr, env: Env) -> Abs:
+    """An over-approximation of the values `e` can take (HTCondor mode, two ads)."""
+    match e:
+        case A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit():
+            return abs_of_value(literal_value(e))
+        case A.AttrRef():
+            known, value = env.assumed(e)
+            if known:
+                return abs_of_value(value)
+            dom = env.domain(e)
+            if dom is not None:
+                return abs_of_domain(dom)
+            return ANY
+        case A.Unary(op=op, operand=x):
+            return _unary(op, abstract(x, env))
+        case A.Binary(op="&&" | "||", left=l, right=r):
+            table = AND_TABLE if e.op == "&&" else OR_TABLE
+            return _from_tvs(lift(table, tvs(abstract(l, env)), tvs(abstract(r, env))))
+        case A.Binary(op=op, left=l, right=r) if op in CMP_OPS:
+            return _compare(op, abstract(l, env), abstract(r, env))
+        case A.Binary(op=op, left=l, right=r) if op in ARITH_OPS:
+            return _arith(op, abstract(l, env), abstract(r, env))
+        case A.Binary():
+            return Abs(frozenset({"int", "E", "U"}))  # bitwise and shifts
+        case A.Conditional(cond=c, then=t, otherwise=o):
+            return _conditional(abstract(c, env), abstract(t, env), abstract(o, env))
+        case A.Call(args=args) if e.key == "ifthenelse" and len(args) == 3:
+            return _conditional(*(abstract(x, env) for x in args))
+        case A.Call(args=args) if e.key == "time":
+            return abs_of_domain(TIME_DOMAIN) if not args else Abs(frozenset({"E"}))
+        case A.Call(args=args) if e.key in TYPE_TESTS:
+            return Abs(frozenset({"bool"} if len(args) == 1 else {"E"}))
+        case A.Elvis(left=l, right=r):
+            la = abstract(l, env)
+            if "U" not in la.tags:
+                return la
+            return _join(Abs(la.tags - {"U"}, la.low, la.high), abstract(r, env))
+        case A.ListExpr():
+            return Abs(frozenset({"list"}))
+        case A.RecordExpr():
+            return Abs(frozenset({"ad"}))
+        case _:
+            return ANY
+
+
+def truth_values(e: A.Expr, env: Env) -> frozenset[str]:
+    return tvs(abstract(e, env)) or ALL_TV
+
+
+def boolean_valued(e: A.Expr, env: Env) -> bool:
+    """True when `e`'s value is always a boolean, UNDEFINED or ERROR (so it equals its
+    own truth value and `TRUE && e`, `!!e` may be replaced by `e`)."""
+    return abstract(e, env).tags <= {"bool", "U", "E"}
+
+
+def may_error(e: A.Expr, env: Env) -> bool:
+    return "E" in truth_values(e, env)
+
+
+def two_valued(e: A.Expr, env: Env) -> bool:
+    """Its truth value is always TRUE or FALSE (a defined boolean or number)."""
+    return truth_values(e, env) <= {"T", "F"}
+
+
+_fresh = itertools.count()
+
+
+def canon(e: A.Expr, env: Env) -> A.Expr:
+    """A normal form for atom identity: case-folded names, `x` -> `MY.x` when `x` is
+    certainly in MY, a unique marker for every `random()` occurrence."""
+    return _canon_cached(e, env) if deterministic(e) else _canon(e, env)
+
+
+@lru_cache(maxsize=8192)
+def _canon_cached(e: A.Expr, env: Env) -> A.Expr:
+    return _canon(e, env)
+
+
+def _canon(e: A.Expr, env: Env) -> A.Expr:
+    match e:
+        case A.AttrRef(name=n, scope=s):
+            key = env.resolve(e)
+            scope = key.split(".", 1)[0] if key is not None else s
+            return A.AttrRef(n.lower(), scope)
+        case A.Call(name=n, args=args):
+            if n.lower() in NONDETERMINISTIC:
+                return A.Call(f"random#{next(_fresh)}", tuple(canon(a, env) for a in args))
+            return A.Call(n.lower(), tuple(canon(a, env) for a in args))
+        case A.Select(base=b, name=n):
+            return A.Select(canon(b, env), n.lower())
+        case A.Subscript(base=b, index=i):
+            return A.Subscript(canon(b, env), canon(i, env))
+        case A.ListExpr(items=items):
+            return A.ListExpr(tuple(canon(x, env) for x in items))
+        case A.RecordExpr(attrs=attrs):
+            return A.RecordExpr(tuple((k.lower(), canon(v, env)) for k, v in attrs))
+        case A.Unary(operand=x):
+            return replace(e, operand=canon(x, env))
+        case A.Binary(left=l, right=r):
+            return replace(e, left=canon(l, env), right=canon(r, env))
+        case A.Conditional(cond=c, then=t, otherwise=o):
+            return A.Conditional(canon(c, env), canon(t, env), canon(o, env))
+        case A.Elvis(left=l, right=r):
+            return A.Elvis(canon(l, env), canon(r, env))
+        case _:
+            return e
+
+
+def deterministic(e: A.Expr) -> bool:
+    """No `random()` inside (two occurrences of the same text may differ)."""
+    match e:
+        case A.Call(name=n, args=args):
+            return n.lower() not in NONDETERMINISTIC and all(deterministic(a) for a in args)
+        case A.Unary(operand=x):
+            return deterministic(x)
+        case A.Binary(left=l, right=r) | A.Elvis(left=l, right=r):
+            return deterministic(l) and deterministic(r)
+        case A.Conditional(cond=c, then=t, otherwise=o):
+            return deterministic(c) and deterministic(t) and deterministic(o)
+        case A.Select(base=b):
+            return deterministic(b)
+        case A.Subscript(base=b, index=i):
+            return deterministic(b) and deterministic(i)
+        case A.ListExpr(items=items):
+            return all(deterministic(x) for x in items)
+        case A.RecordExpr(attrs=attrs):
+            return all(deterministic(v) for _, v in attrs)
+        case _:
+            return True
+
+
+def pure(e: A.Expr) -> bool:
+    """Only literals and operators on literals (no attributes, clock, randomness)."""
+    match e:
+        case A.AttrRef() | A.Select() | A.RecordExpr():
+            return False
+        case A.Call(name=n, args=args):
+            return n.lower() not in IMPURE and all(pure(a) for a in args)
+        case A.Unary(operand=x):
+            return pure(x)
+        case A.Binary(left=l, right=r) | A.Elvis(left=l, right=r):
+            return pure(l) and pure(r)
+        case A.Conditional(cond=c, then=t, otherwise=o):
+            return pure(c) and pure(t) and pure(o)
+        case A.Subscript(base=b, index=i):
+            return pure(b) and pure(i)
+        case A.ListExpr(items=items):
+            return all(pure(x) for x in items)
+        case _:
+            return True

@@ -1,0 +1,139 @@
+"""What the startd guarantees about the attributes of its own (MY) ad, and the simplifier's
+per-call context (domains, assumed values, attribute identity).
+
+Stage: simplifier support. Pure data plus look-ups; nothing here rewrites expressions.
+
+Attribute identity (why `MY.x` and `x` are not always one atom): during a match an
+unscoped `x` looks in MY first and, when MY has no `x`, in TARGET
+(classad-semantics.md section 8). So `x` and `MY.x` denote the same value only when MY
+is known to hold `x`: its domain says `defined=True` (the startd always publishes it) or
+the caller fixed its value with `assume`. Otherwise `x` may be the job's attribute and is a
+separate atom whose domain is unknown. `TARGET.x` is always separate; a domain or an
+assumed value for it is given under the key `"TARGET.x"`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from compiler.classad.ast import AttrRef
+from compiler.classad.values import UNDEFINED, Value
+
+Kind = Literal["number", "integer", "boolean", "string", "any"]
+
+
+@dataclass(frozen=True, slots=True)
+class Domain:
+    """The values an attribute can take.
+
+    `kind` "number" means finite reals or integers (never NaN or infinite), "integer"
+    64-bit integers; `low`/`high` bound numbers inclusively. `defined=True`: never
+    UNDEFINED or ERROR (and, for an unscoped reference, present in MY so no TARGET
+    fallback); `defined=False` adds UNDEFINED and ERROR to the kind's values.
+    """
+
+    kind: Kind
+    defined: bool
+    low: float | None = None
+    high: float | None = None
+
+
+_NONNEG_NUMBER = Domain("number", True, 0.0)
+_NONNEG_INT = Domain("integer", True, 0)
+
+#: What the startd publishes in every slot ad, in every state (reference/transitions.md
+#: section 5). Job attributes copied while Claimed (JobStart, RemoteOwner, ...) are not
+#: here: they are UNDEFINED outside a claim and, unscoped, would fall back to TARGET.
+STARTD_DOMAINS: Mapping[str, Domain] = {
+    "State": Domain("string", True),
+    "Activity": Domain("string", True),
+    "EnteredCurrentState": _NONNEG_INT,
+    "EnteredCurrentActivity": _NONNEG_INT,
+    "KeyboardIdle": _NONNEG_INT,
+    "ConsoleIdle": _NONNEG_INT,
+    "LoadAvg": _NONNEG_NUMBER,
+    "CondorLoadAvg": _NONNEG_NUMBER,
+    "TotalLoadAvg": _NONNEG_NUMBER,
+    "TotalCondorLoadAvg": _NONNEG_NUMBER,
+    "ClockMin": Domain("integer", True, 0, 1439),
+    "ClockDay": Domain("integer", True, 0, 6),
+    "Memory": _NONNEG_INT,
+    "Disk": _NONNEG_INT,
+    "Cpus": _NONNEG_NUMBER,
+    "CurrentTime": _NONNEG_INT,
+    "MyCurrentTime": _NONNEG_INT,
+    "CurrentRank": Domain("number", True),
+    "LastBenchmark": _NONNEG_INT,
+}
+
+#: `time()` is a defined non-negative integer (never folded: it changes).
+TIME_DOMAIN = _NONNEG_INT
+
+
+def _norm(mapping: Mapping[str, object]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, value in mapping.items():
+        scope, _, name = key.rpartition(".")
+        scope = scope.upper()
+        if scope not in ("", "MY", "TARGET"):
+            raise ValueError(f"attribute key {key!r}: scope must be MY or TARGET")
+        out[f"{'TARGET' if scope == 'TARGET' else 'MY'}.{name.lower()}"] = value
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """Domains and assumed values, keyed `"MY.<lower name>"` / `"TARGET.<lower name>"`."""
+
+    domains: tuple[tuple[str, Domain], ...]
+    assume: tuple[tuple[str, object], ...]
+
+    @staticmethod
+    def make(domains: Mapping[str, Domain], assume: Mapping[str, Value]) -> Env:
+        d = _norm(domains)
+        a = _norm(assume)
+        return Env(
+            tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain))),
+            tuple(sorted(a.items(), key=lambda kv: kv[0])),
+        )
+
+    def _domain_map(self) -> dict[str, Domain]:
+        return _maps(self)[0]
+
+    def _assume_map(self) -> dict[str, object]:
+        return _maps(self)[1]
+
+    def present_in_my(self, name: str) -> bool:
+        key = f"MY.{name.lower()}"
+        dom = self._domain_map().get(key)
+        value = self._assume_map().get(key, UNDEFINED)
+        return (dom is not None and dom.defined) or value is not UNDEFINED
+
+    def resolve(self, ref: AttrRef) -> str | None:
+        """The key of the ad attribute `ref` certainly denotes, or None if it may be
+        either ad's (unscoped and not known to be in MY) or is PARENT-scoped."""
+        name = ref.name.lower()
+        if ref.scope == "TARGET":
+            return f"TARGET.{name}"
+        if ref.scope == "MY" or (ref.scope is None and self.present_in_my(name)):
+            return f"MY.{name}"
+        return None
+
+    def domain(self, ref: AttrRef) -> Domain | None:
+        key = self.resolve(ref)
+        return None if key is None else self._domain_map().get(key)
+
+    def assumed(self, ref: AttrRef) -> tuple[bool, object]:
+        key = self.resolve(ref)
+        if key is None:
+            return False, None
+        amap = self._assume_map()
+        return (key in amap, amap.get(key))
+
+
+@lru_cache(maxsize=256)
+def _maps(env: Env) -> tuple[dict[str, Domain], dict[str, object]]:
+    return dict(env.domains), dict(env.assume)

@@ -1,0 +1,131 @@
+"""The simplifier's driver: the passes as data, run to a fixpoint, plus `truth`.
+
+Stage: compiler, after macro substitution and before code generation. Input and output
+are ClassAd ASTs (compiler/classad/ast.py); nothing is printed or evaluated at runtime.
+
+Order: local rules (RULES) are applied bottom-up to every node until nothing changes;
+then the global two-valued minimisation (GLOBAL) runs once per maximal boolean
+subtree, and the local rules run again to tidy up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final, Literal
+
+from compiler.classad import ast as A
+from compiler.classad.values import Value
+from compiler.simplify.abstract import truth_values
+from compiler.simplify.context import Ctx, Rule, map_children
+from compiler.simplify.domains import Domain, Env
+from compiler.simplify.passes import (
+    assume,
+    comparison,
+    conditional,
+    connectives,
+    fold,
+    intervals,
+    minimise,
+    negation,
+    redundancy,
+)
+from compiler.simplify.regions import possible_truths
+
+#: Node-local rewrites, in the order they are tried at each node.
+RULES: Final[tuple[Rule, ...]] = (
+    assume.substitute_assumed,
+    fold.fold_constants,
+    conditional.known_condition,
+    conditional.elvis_defined,
+    comparison.constant_right,
+    comparison.compare_with_boolean,
+    comparison.decided_by_domain,
+    negation.double_negation,
+    negation.negated_comparison,
+    negation.de_morgan,
+    connectives.chain_literals,
+    intervals.merge_neighbours,
+    redundancy.redundant_operands,
+)
+
+#: Whole-tree passes run after the local fixpoint.
+GLOBAL: Final[tuple[Callable[[A.Expr, Ctx], A.Expr], ...]] = (minimise.minimise_skeletons,)
+
+_MAX_ROUNDS: Final = 50
+
+
+@dataclass(frozen=True)
+class Simplified:
+    """`expr` has the same ClassAd value as the input for every attribute assignment the
+    domains allow. `minimised` is False when some subexpression had more than `max_vars`
+    atoms, so two-valued minimisation was skipped there (`notes` say where)."""
+
+    expr: A.Expr
+    minimised: bool
+    notes: tuple[str, ...]
+
+
+def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
+    for _ in range(_MAX_ROUNDS):
+        for rule in RULES:
+            new = rule(e, ctx)
+            if new is not None and new != e:
+                e = _sweep(new, ctx)  # children of the new node may be rewritable
+                break
+        else:
+            return e
+    return e
+
+
+def _sweep(e: A.Expr, ctx: Ctx) -> A.Expr:
+    return _at_node(map_children(e, lambda x: _sweep(x, ctx)), ctx)
+
+
+def run_rules(e: A.Expr, ctx: Ctx) -> A.Expr:
+    return _sweep(e, ctx)
+
+
+@lru_cache(maxsize=4096)
+def _simplify(expr: A.Expr, env: Env, max_vars: int) -> Simplified:
+    ctx = Ctx(env, max_vars)
+    e = run_rules(expr, ctx)
+    for global_pass in GLOBAL:
+        new = global_pass(e, ctx)
+        if new != e:
+            e = run_rules(new, ctx)
+    return Simplified(e, ctx.minimised, tuple(ctx.notes))
+
+
+def simplify(
+    expr: A.Expr,
+    *,
+    domains: Mapping[str, Domain] | None = None,
+    assume: Mapping[str, Value] | None = None,
+    max_vars: int = 8,
+) -> Simplified:
+    """A simpler expression with exactly the same ClassAd value (see package docstring)."""
+    env = Env.make(domains or {}, assume or {})
+    return _simplify(expr, env, max_vars)
+
+
+def truth(
+    expr: A.Expr,
+    *,
+    domains: Mapping[str, Domain] | None = None,
+    assume: Mapping[str, Value] | None = None,
+) -> Literal["dead", "always", "live"]:
+    """ "dead": the guard can never be TRUE; "always": it is always TRUE (truth value, as
+    the startd's boolean test sees it: a non-zero number counts as TRUE); "live":
+    otherwise, or not provable."""
+    env = Env.make(domains or {}, assume or {})
+    e = _simplify(expr, env, 8).expr
+    found = possible_truths(e, env)
+    if found is None:
+        found = truth_values(e, env)
+    if "T" not in found:
+        return "dead"
+    if found == {"T"}:
+        return "always"
+    return "live"

@@ -1,0 +1,294 @@
+"""The region oracle: decides exactly whether two guards always have the same value, and
+which truth values a guard can take, by enumerating every *behaviourally distinct*
+situation of its atoms.
+
+Stage: simplifier support. Rewrite passes propose a candidate; this module accepts it only
+if original and candidate agree in every situation. That makes the interval reasoning
+(`x > 900 && x > 600`), complement and absorption checks sound by construction rather
+than by a hand proof per law, including NaN, infinities, booleans compared as numbers,
+case-insensitive strings, UNDEFINED and ERROR.
+
+Model. The logical skeleton (`&&`, `||`, `!`, `?:`, `ifThenElse`, `?:` elvis, literals)
+is interpreted with the exact ClassAd tables. Its leaves are:
+* comparison atoms `s OP k` (k a literal, s any deterministic expression, the "subject");
+  `isUndefined(s)` and friends; and a bare subject `s`. All atoms over the same subject
+  are evaluated from one sample *value* of s, so their correlation is exact. The samples
+  cover every cell of the partition of s's possible values (its abstract kinds and range,
+  abstract.py) cut by the constants in play, plus UNDEFINED/ERROR/strings/lists as
+  possible: between two consecutive constants every comparison keeps its value, so one
+  representative per cell is exhaustive.
+* opaque atoms (anything else): every truth value the abstraction allows, chosen
+  independently. Independence over-approximates the real joint behaviour, so "equal in
+  every enumerated situation" implies equal in reality, and a truth value never
+  enumerated never occurs.
+String subjects under `<`-style ordering are not enumerated (no finite exact cut):
+the oracle then answers "unknown" and the caller keeps the original.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+from compiler.classad import ast as A
+from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.simplify.abstract import (
+    CMP_OPS,
+    TYPE_TESTS,
+    Abs,
+    abstract,
+    boolean_valued,
+    canon,
+    deterministic,
+    is_literal,
+    literal_value,
+    truth_values,
+)
+from compiler.simplify.domains import Env
+from compiler.simplify.threevl import (
+    AND_TABLE,
+    NOT_TABLE,
+    OR_TABLE,
+    compare,
+    tv_of_value,
+    value_of_tv,
+)
+
+#: Above this many situations the oracle answers "unknown" (None).
+LIMIT: Final = 20000
+
+SWAP: Final = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=",
+               "=?=": "=?=", "=!=": "=!="}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Opaque:
+    """A leaf whose value is unknown apart from its truth value."""
+
+    key: A.Expr
+    tv: str
+
+
+def split_comparison(e: A.Expr) -> tuple[A.Expr, str, A.Expr] | None:
+    """`(subject, op, literal)` for `s OP k` or `k OP s` (op turned round), else None."""
+    if not isinstance(e, A.Binary) or e.op not in CMP_OPS:
+        return None
+    if is_literal(e.right) and not is_literal(e.left):
+        return e.left, e.op, e.right
+    if is_literal(e.left) and not is_literal(e.right):
+        return e.right, SWAP[e.op], e.left
+    return None
+
+
+def _type_test(name: str, v: Value) -> Value:
+    if v is ERROR and name != "iserror":
+        return False
+    return {
+        "isundefined": v is UNDEFINED,
+        "iserror": v is ERROR,
+        "isstring": isinstance(v, str),
+        "isinteger": isinstance(v, int) and not isinstance(v, bool),
+        "isreal": isinstance(v, float),
+        "isboolean": isinstance(v, bool),
+        "islist": isinstance(v, list),
+    }[name]
+
+
+class _Space:
+    """Leaves of one or more expressions, grouped by subject."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.subjects: dict[A.Expr, tuple[Abs, list[Value], bool]] = {}
+        self.opaque: dict[A.Expr, frozenset[str]] = {}
+        self.exact = True
+
+    def _subject(self, s: A.Expr, k: Value, op: str) -> None:
+        key = canon(s, self.env)
+        a, consts, ordered = self.subjects.get(key, (abstract(s, self.env), [], False))
+        consts.append(k)
+        ordered = ordered or op in ("<", "<=", ">", ">=")
+        self.subjects[key] = (a, consts, ordered)
+
+    def collect(self, e: A.Expr) -> None:
+        match e:
+            case _ if not deterministic(e):
+                self.exact = False
+            case A.Binary(op="&&" | "||", left=l, right=r):
+                self.collect(l)
+                self.collect(r)
+            case A.Unary(op="!", operand=x):
+                self.collect(x)
+            case A.Conditional(cond=c, then=t, otherwise=o):
+                for x in (c, t, o):
+                    self.collect(x)
+            case A.Call(args=args) if e.key == "ifthenelse" and len(args) == 3:
+                for x in args:
+                    self.collect(x)
+            case A.Elvis(left=l, right=r):
+                self.collect(l)
+                self.collect(r)
+            case _ if is_literal(e):
+                pass
+            case A.Call(args=(s,)) if e.key in TYPE_TESTS:
+                self._subject(s, UNDEFINED, "=?=")
+            case _:
+                parts = split_comparison(e)
+                if parts is not None:
+                    s, op, k = parts
+                    self._subject(s, literal_value(k), op)
+                else:
+                    self.opaque[canon(e, self.env)] = truth_values(e, self.env)
+
+    def finish(self) -> None:
+        # A bare subject that also occurs as an opaque leaf is read from its sample.
+        for key in list(self.opaque):
+            if key in self.subjects:
+                del self.opaque[key]
+
+    def samples(self, a: Abs, consts: list[Value], ordered: bool) -> list[Value] | None:
+        out: list[Value] = []
+        t = a.tags
+        if "U" in t:
+            out.append(UNDEFINED)
+        if "E" in t:
+            out.append(ERROR)
+        if "list" in t or "ad" in t:
+            out.append([])
+        if "str" in t:
+            strs = [k for k in consts if isinstance(k, str)]
+            if ordered and strs:
+                return None
+            out.append("\x01")
+            for k in strs:
+                out += [k, k.swapcase()]
+        if "bool" in t:
+            out += [b for b in (False, True) if _in(float(b), a)]
+        nums = [float(k) for k in consts if isinstance(k, int | float) and math.isfinite(k)]
+        marks = sorted({0.0, *nums, *(x for x in (a.low, a.high) if x is not None)})
+        marks = [m for m in marks if _in(m, a)] or [0.0]
+        if "int" in t:
+            ints: set[int] = set()
+            for m in marks:
+                for base in (math.floor(m), math.ceil(m)):
+                    ints.update((base - 1, base, base + 1))
+            out += [i for i in sorted(ints) if _in(i, a)]
+        if "real" in t:
+            reals = set(marks)
+            reals.update((x + y) / 2 for x, y in itertools.pairwise(marks))
+            reals.update((marks[0] - 1.0, marks[-1] + 1.0))
+            out += [r for r in sorted(reals) if _in(r, a)]
+        if "nan" in t:
+            out += [math.nan, math.inf, -math.inf]
+        return out or [UNDEFINED]
+
+    def situations(self) -> Iterator[tuple[dict[A.Expr, Value], dict[A.Expr, str]]] | None:
+        self.finish()
+        if not self.exact:
+            return None
+        subj_keys = list(self.subjects)
+        subj_samples: list[list[Value]] = []
+        total = 1
+        for key in subj_keys:
+            s = self.samples(*self.subjects[key])
+            if s is None:
+                return None
+            subj_samples.append(s)
+            total *= len(s)
+        op_keys = list(self.opaque)
+        op_values = [sorted(self.opaque[k]) for k in op_keys]
+        for v in op_values:
+            total *= len(v)
+        if total > LIMIT:
+            return None
+
+        def gen() -> Iterator[tuple[dict[A.Expr, Value], dict[A.Expr, str]]]:
+            for sv in itertools.product(*subj_samples):
+                for ov in itertools.product(*op_values):
+                    yield dict(zip(subj_keys, sv, strict=True)), dict(zip(op_keys, ov, strict=True))
+
+        return gen()
+
+
+def _in(x: float, a: Abs) -> bool:
+    return (a.low is None or x >= a.low) and (a.high is None or x <= a.high)
+
+
+def _tv(v: object) -> str:
+    return v.tv if isinstance(v, Opaque) else tv_of_value(v)
+
+
+def _eval(e: A.Expr, env: Env, subj: dict[A.Expr, Value], opq: dict[A.Expr, str]) -> object:
+    match e:
+        case A.Binary(op="&&" | "||", left=l, right=r):
+            a = _tv(_eval(l, env, subj, opq))
+            if (e.op == "&&" and a == "F") or (e.op == "||" and a == "T") or a == "E":
+                return value_of_tv(a)
+            table = AND_TABLE if e.op == "&&" else OR_TABLE
+            return value_of_tv(table[(a, _tv(_eval(r, env, subj, opq)))])
+        case A.Unary(op="!", operand=x):
+            return value_of_tv(NOT_TABLE[_tv(_eval(x, env, subj, opq))])
+        case A.Conditional(cond=c, then=t, otherwise=o) | A.Call(args=(c, t, o)) if (
+            isinstance(e, A.Conditional) or e.key == "ifthenelse"
+        ):
+            ct = _tv(_eval(c, env, subj, opq))
+            if ct in ("U", "E"):
+                return value_of_tv(ct)
+            return _eval(t if ct == "T" else o, env, subj, opq)
+        case A.Elvis(left=l, right=r):
+            v = _eval(l, env, subj, opq)
+            return _eval(r, env, subj, opq) if _tv(v) == "U" else v
+        case _ if is_literal(e):
+            return literal_value(e)
+        case A.Call(args=(s,)) if e.key in TYPE_TESTS:
+            return _type_test(e.key, subj[canon(s, env)])
+    parts = split_comparison(e)
+    if parts is not None:
+        s, op, k = parts
+        return compare(op, subj[canon(s, env)], literal_value(k))
+    key = canon(e, env)
+    if key in subj:
+        return subj[key]
+    leaf_tv = opq[key]
+    return value_of_tv(leaf_tv) if boolean_valued(e, env) else Opaque(key, leaf_tv)
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, Opaque) or isinstance(b, Opaque):
+        return a == b
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    return type(a) is type(b) and a == b if not isinstance(a, list) else a == b
+
+
+def equivalent(a: A.Expr, b: A.Expr, env: Env, *, as_truth: bool = False) -> bool:
+    """True only if `a` and `b` have the same value in every situation (`as_truth`: the
+    same truth value, enough where the context is a logical operand). False = unknown or
+    different."""
+    space = _Space(env)
+    space.collect(a)
+    space.collect(b)
+    sits = space.situations()
+    if sits is None:
+        return False
+    for subj, opq in sits:
+        va, vb = _eval(a, env, subj, opq), _eval(b, env, subj, opq)
+        if as_truth:
+            if _tv(va) != _tv(vb):
+                return False
+        elif not _same(va, vb):
+            return False
+    return True
+
+
+def possible_truths(e: A.Expr, env: Env) -> frozenset[str] | None:
+    """Every truth value `e` can take (None when too many situations to enumerate)."""
+    space = _Space(env)
+    space.collect(e)
+    sits = space.situations()
+    if sits is None:
+        return None
+    return frozenset(_tv(_eval(e, env, subj, opq)) for subj, opq in sits)

@@ -1,0 +1,58 @@
+"""Values HTCondor's reader computes at start-up instead of reading them from a file.
+
+HTCondor defines HOSTNAME, FULL_HOSTNAME, DETECTED_CPUS, DETECTED_MEMORY, OPSYS, ARCH,
+SUBSYSTEM and friends itself. Policies use a few of them (`NUM_CPUS =
+$(DETECTED_CORES)`, `START = ... $(FULL_HOSTNAME) ...`), so the reader supplies the ones
+it can learn cheaply and portably; the rest stay undefined. Stage: before reading.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import socket
+from functools import cache
+
+_ARCH_NAMES = {"x86_64": "X86_64", "amd64": "X86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+
+
+@cache
+def _machine_facts() -> dict[str, str]:
+    cpus = str(os.cpu_count() or 1)
+    facts = {
+        "DETECTED_CORES": cpus,
+        "DETECTED_CPUS": cpus,
+        "DETECTED_PHYSICAL_CPUS": cpus,
+        "ARCH": _ARCH_NAMES.get(platform.machine().lower(), platform.machine().upper()),
+        "OPSYS": platform.system().upper() or "LINUX",
+        "UNAME_OPSYS": platform.system(),
+        "UNAME_ARCH": platform.machine(),
+    }
+    memory = _memory_mb()
+    if memory is not None:
+        facts["DETECTED_MEMORY"] = str(memory)
+    name = socket.gethostname()
+    facts["HOSTNAME"] = name.split(".")[0]
+    facts["FULL_HOSTNAME"] = socket.getfqdn(name) if "." not in name else name
+    return facts
+
+
+def _memory_mb() -> int | None:
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        size = os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return int(pages * size // (1024 * 1024))
+
+
+def detected_values(subsystem: str, config_root: str | None) -> dict[str, str]:
+    """Upper-cased name -> value for the computed parameters of this host and subsystem."""
+    facts = dict(_machine_facts())
+    facts["SUBSYSTEM"] = subsystem.upper()
+    facts["LOCALNAME"] = subsystem.upper()
+    facts["PID"] = str(os.getpid())
+    facts["PPID"] = str(os.getppid())
+    if config_root is not None:
+        facts["CONFIG_ROOT"] = config_root
+    return facts

@@ -1,0 +1,561 @@
+"""Stage 3 of the configuration reader: statements -> the table of definitions.
+
+Reads configuration text the way HTCondor's reader does: statements in order, `if`
+blocks evaluated against what has been read so far, `include` and `use` inserted in
+place, names expanded at once, values kept raw except for references to the name being
+assigned (expanded immediately: `START = ($(START)) || ...` extends the earlier START,
+or the built-in default). After the root file come LOCAL_CONFIG_DIR, LOCAL_CONFIG_FILE
+and `_CONDOR_<NAME>` environment overrides, as in HTCondor.
+
+Differences on purpose: all problems are collected (HTCondor stops at the first);
+commands (`include : cmd |`) are refused unless allowed; binary or huge files are refused.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from compiler.config.conditions import ConditionContext, ConditionError, evaluate_condition
+from compiler.config.defaults import EraDefaults
+from compiler.config.errors import ConfigError
+from compiler.config.expand import Context, MacroCycle, MacroProblem, expand, expand_self
+from compiler.config.lines import LogicalLine, logical_lines
+from compiler.config.syntax import (
+    Assign,
+    Conditional,
+    HereStart,
+    Ignored,
+    Include,
+    Invalid,
+    Message,
+    Use,
+    conditional_of,
+    is_valid_name,
+    parse_statement,
+)
+from compiler.config.table import Definition, Origin, Table
+from compiler.config.templates import expand_arguments, find_template, split_uses, suggest
+
+#: Files larger than this are refused (real configurations are well under 1 MiB).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+#: How deep `include` and `use` may nest (HTCondor's limit is similar).
+MAX_NESTING = 20
+#: Seconds a permitted `include` command may run.
+COMMAND_TIMEOUT = 60
+
+
+@dataclass(slots=True)
+class _IfFrame:
+    parent_enabled: bool
+    active: bool
+    taken: bool
+    seen_else: bool
+    where: LogicalLine
+
+
+@dataclass(slots=True)
+class ReadState:
+    """Mutable state of one read (private to this module's functions)."""
+
+    table: Table
+    defaults: EraDefaults
+    context: Context
+    allow_commands: bool
+    errors: list[ConfigError] = field(default_factory=list)
+    warnings: list[ConfigError] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
+
+
+def read_bytes(path: Path, display: str) -> str:
+    """File text, refusing unreadable, binary and oversized files."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConfigError(
+                f"file is {size} bytes; refusing configuration files over {MAX_FILE_BYTES} bytes",
+                file=display,
+            )
+        data = path.read_bytes()
+    except IsADirectoryError as err:
+        raise ConfigError("is a directory, expected a file", file=display) from err
+    except OSError as err:
+        raise ConfigError(f"cannot read: {err.strerror or err}", file=display) from err
+    return decode(data, display)
+
+
+def decode(data: bytes, display: str) -> str:
+    """Text of a configuration file; binary content (NUL bytes) is an error."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ConfigError(
+            f"input is {len(data)} bytes; refusing configuration over {MAX_FILE_BYTES} bytes",
+            file=display,
+        )
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
+        raise ConfigError(
+            "binary data (NUL byte): this is not a configuration file",
+            file=display,
+            line=line,
+            column=column,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def _error(state: ReadState, message: str, file: str, where: LogicalLine, column: int = 0) -> None:
+    state.errors.append(
+        ConfigError(
+            message,
+            file=file,
+            line=where.line,
+            column=column or where.column,
+            source_line=where.source_line,
+        )
+    )
+
+
+def _expand_now(state: ReadState, text: str, file: str, where: LogicalLine) -> str | None:
+    try:
+        return expand(text, state.table, state.context)
+    except MacroCycle as cycle:
+        _error(state, f"cyclic macro definition: {cycle}", file, where)
+    except MacroProblem as problem:
+        _error(state, str(problem), file, where)
+    return None
+
+
+def _condition_context(state: ReadState) -> ConditionContext:
+    def has_template(category: str, name: str | None) -> bool:
+        if name is None:
+            return find_template(category, "") is not None or _category_exists(category)
+        return find_template(category, name) is not None
+
+    return ConditionContext(state.table.raw, has_template, state.defaults.version)
+
+
+def _category_exists(category: str) -> bool:
+    from compiler.config.templates import all_templates
+
+    return category.lstrip("@").upper() in all_templates()
+
+
+def read_text(
+    state: ReadState,
+    text: str,
+    file: str,
+    depth: int = 0,
+    template: str | None = None,
+    use_site: Origin | None = None,
+) -> None:
+    """Read configuration `text` (from `file`) into `state.table`."""
+    if depth > MAX_NESTING:
+        state.errors.append(
+            ConfigError(f"include/use nested more than {MAX_NESTING} deep", file=file)
+        )
+        return
+    frames: list[_IfFrame] = []
+    here: tuple[str, str, LogicalLine, list[str]] | None = None
+    strict = False
+    for logical in logical_lines(text):
+        line = logical.text
+        if here is not None:
+            name, tag, start, collected = here
+            if not line.strip() or line.startswith("#"):
+                continue
+            if line == "@" + tag:
+                _assign(state, name, "\n".join(collected), file, start, template, use_site)
+                here = None
+            else:
+                collected.append(line)
+            continue
+        if not line.strip() or line.startswith("#"):
+            if line.strip().lower() == "#opt:strict":
+                strict = True
+            continue
+        if line.startswith(":") and (frames or conditional_of(line[1:]) is not None):
+            line = line[1:]
+        conditional = conditional_of(line)
+        if conditional is not None:
+            _conditional(state, frames, conditional, file, logical)
+            continue
+        if frames and not frames[-1].active:
+            continue
+        statement = parse_statement(line)
+        match statement:
+            case Assign():
+                if statement.colon:
+                    _colon_assignment(state, statement, file, logical, strict)
+                _assign_statement(state, statement, file, logical, template, use_site)
+            case HereStart(name=raw_name, tag=tag):
+                name = _expand_now(state, raw_name, file, logical)
+                if name is None:
+                    continue
+                if not is_valid_name(name):
+                    _error(
+                        state, f"illegal name '{name}' (letters, digits, _ . / only)", file, logical
+                    )
+                    continue
+                here = (name, tag, logical, [])
+            case Use():
+                _use(state, statement, file, logical, depth, use_site)
+            case Include():
+                _include(state, statement, file, logical, depth)
+            case Message(fatal=fatal, text=message_text):
+                message = _expand_now(state, message_text, file, logical) or ""
+                problem = ConfigError(
+                    message or "error statement",
+                    file=file,
+                    line=logical.line,
+                    column=logical.column,
+                    source_line=logical.source_line,
+                )
+                (state.errors if fatal else state.warnings).append(problem)
+            case Ignored():
+                pass
+            case Invalid(reason=reason, column=column):
+                _error(state, reason, file, logical, logical.column + column - 1)
+            case Conditional():  # pragma: no cover - handled above
+                pass
+            case _:  # pragma: no cover
+                raise AssertionError(statement)
+    if here is not None:
+        _error(
+            state,
+            f"'@{here[1]}' not found before end of file (unterminated @= block)",
+            file,
+            here[2],
+        )
+    for frame in frames:
+        _error(state, "if without endif before end of file", file, frame.where)
+
+
+def _conditional(
+    state: ReadState, frames: list[_IfFrame], statement: Conditional, file: str, where: LogicalLine
+) -> None:
+    enabled = not frames or frames[-1].active
+    match statement.keyword:
+        case "if":
+            value = enabled and _test(state, statement.condition, file, where)
+            frames.append(_IfFrame(enabled, value, value, False, where))
+        case "elif":
+            if not frames or frames[-1].seen_else:
+                reason = "elif is not allowed after else" if frames else "elif without matching if"
+                _error(state, reason, file, where)
+                return
+            frame = frames[-1]
+            if frame.taken or not frame.parent_enabled:
+                frame.active = False
+            else:
+                frame.active = _test(state, statement.condition, file, where)
+                frame.taken = frame.active
+        case "else":
+            if not frames or frames[-1].seen_else:
+                reason = "else is not allowed after else" if frames else "else without matching if"
+                _error(state, reason, file, where)
+                return
+            frame = frames[-1]
+            frame.seen_else = True
+            frame.active = frame.parent_enabled and not frame.taken
+        case "endif":
+            if not frames:
+                _error(state, "endif without matching if", file, where)
+                return
+            frames.pop()
+
+
+def _test(state: ReadState, condition: str, file: str, where: LogicalLine) -> bool:
+    had_macros = "$" in condition
+    expanded = _expand_now(state, condition, file, where) if had_macros else condition
+    if expanded is None:
+        return False
+    try:
+        return evaluate_condition(expanded, had_macros, _condition_context(state))
+    except ConditionError as err:
+        _error(state, f"'{condition}' is not a valid if condition because {err}", file, where)
+        return False
+
+
+def _colon_assignment(
+    state: ReadState, statement: Assign, file: str, where: LogicalLine, strict: bool
+) -> None:
+    if statement.name.lower() == "runbenchmarks" or state.defaults.era != "htcondor-current":
+        return
+    message = (
+        f"obsolete use of ':' for parameter assignment at {statement.name} : {statement.value}"
+    )
+    problem = ConfigError(
+        message, file=file, line=where.line, column=where.column, source_line=where.source_line
+    )
+    (state.errors if strict else state.warnings).append(problem)
+
+
+def _assign_statement(
+    state: ReadState,
+    statement: Assign,
+    file: str,
+    where: LogicalLine,
+    template: str | None,
+    use_site: Origin | None,
+) -> None:
+    name = _expand_now(state, statement.name, file, where)
+    if name is None:
+        return
+    if not is_valid_name(name):
+        _error(state, f"illegal name '{name}' (letters, digits, _ . / only)", file, where)
+        return
+    value = statement.value
+    if statement.plus is not None:
+        current = state.table.raw(name)
+        if current:
+            separator = statement.plus
+            joiner = f" {separator} " if len(separator) == 2 else separator
+            value = current + joiner + value
+    _assign(
+        state,
+        name,
+        value,
+        file,
+        where,
+        template,
+        use_site,
+        colon=statement.colon,
+        column=where.column + statement.value_column - 1,
+    )
+
+
+def _assign(
+    state: ReadState,
+    name: str,
+    value: str,
+    file: str,
+    where: LogicalLine,
+    template: str | None,
+    use_site: Origin | None,
+    *,
+    colon: bool = False,
+    column: int | None = None,
+) -> None:
+    selves = state.table.self_names(name)
+    value = expand_self(value, selves, state.table.raw)
+    default = state.defaults.raw(name)
+    if default is not None and value.strip().lower() == default.strip().lower():
+        value = default
+    if use_site is not None:
+        origin = Origin(use_site.file, use_site.line, use_site.column, template, where.line)
+    else:
+        origin = Origin(file, where.line, where.column, None, None, column or where.column)
+    state.table.define(Definition(name, value, origin, colon))
+
+
+def _use(
+    state: ReadState,
+    statement: Use,
+    file: str,
+    where: LogicalLine,
+    depth: int,
+    use_site: Origin | None,
+) -> None:
+    category = statement.category
+    if not category:
+        _error(state, f"use needs a category before ':' ({statement.templates})", file, where)
+        return
+    items = split_uses(statement.templates)
+    if not items:
+        _error(state, f"use {category}: names no template", file, where)
+        return
+    site = use_site or Origin(file, where.line, where.column)
+    for item in items:
+        template = find_template(category, item.name)
+        if template is None:
+            hint = suggest(category, item.name)
+            _error(state, f"use {category}: unknown template '{item.name}'{hint}", file, where)
+            continue
+        body = expand_arguments(template.body, item.args)
+        label = f"{template.category}:{template.name}"
+        if item.args is not None:
+            label += f"({item.args})"
+        read_text(state, body, f"<use {label}>", depth + 1, label, site)
+
+
+def _include(
+    state: ReadState, statement: Include, file: str, where: LogicalLine, depth: int
+) -> None:
+    target = _expand_now(state, statement.target, file, where)
+    if target is None:
+        return
+    target = target.strip()
+    is_command = statement.command or target.endswith("|")
+    if is_command:
+        command = target.rstrip("| ").strip()
+        if not state.allow_commands:
+            _error(
+                state,
+                f"include runs the command '{command}'; reading a configuration never runs "
+                "programs unless allow_commands=True",
+                file,
+                where,
+            )
+            return
+        output = _run_command(state, command, file, where, statement.if_exists)
+        if output is not None:
+            read_text(state, output, f"<command {command}>", depth + 1)
+        return
+    path = Path(target)
+    if not path.is_absolute() and file and not file.startswith("<"):
+        # HTCondor opens relative include paths from the current directory.
+        path = Path.cwd() / path
+    if not path.exists():
+        if not statement.if_exists:
+            _error(state, f"cannot open include file '{target}': no such file", file, where)
+        return
+    try:
+        text = read_bytes(path, target)
+    except ConfigError as err:
+        state.errors.append(err)
+        return
+    state.files.append(target)
+    read_text(state, text, target, depth + 1)
+
+
+def _run_command(
+    state: ReadState, command: str, file: str, where: LogicalLine, optional: bool
+) -> str | None:
+    try:
+        result = subprocess.run(
+            shlex.split(command), capture_output=True, timeout=COMMAND_TIMEOUT, check=False
+        )
+    except (OSError, ValueError, subprocess.TimeoutExpired) as err:
+        if not optional:
+            _error(state, f"include command '{command}' failed: {err}", file, where)
+        return None
+    if result.returncode != 0:
+        if not optional:
+            _error(
+                state, f"include command '{command}' exited with {result.returncode}", file, where
+            )
+        return None
+    return decode(result.stdout, f"<command {command}>")
+
+
+_LIST_SPLIT = re.compile(r"[\s,]+")
+
+
+def read_locals(state: ReadState, depth: int = 0) -> None:
+    """After the root file: LOCAL_CONFIG_DIR, LOCAL_CONFIG_FILE, LOCAL_CONFIG_DIR again."""
+    first_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
+    if first_dirs:
+        _read_directories(state, first_dirs)
+    _read_local_files(state)
+    later_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
+    if later_dirs and later_dirs != first_dirs:
+        _read_directories(state, later_dirs)
+
+
+def _expanded(state: ReadState, name: str) -> str:
+    raw = state.table.raw(name)
+    if not raw:
+        return ""
+    try:
+        return expand(raw, state.table, state.context).strip()
+    except (MacroCycle, MacroProblem) as err:
+        state.errors.append(ConfigError(f"cannot expand {name}: {err}"))
+        return ""
+
+
+def _required(state: ReadState) -> bool:
+    value = _expanded(state, "REQUIRE_LOCAL_CONFIG_FILE").lower()
+    return value not in ("false", "no", "f", "0")
+
+
+def _read_local_files(state: ReadState) -> None:
+    done: list[str] = []
+    value = _expanded(state, "LOCAL_CONFIG_FILE")
+    while value:
+        pending = [s for s in _LIST_SPLIT.split(value) if s and s not in done]
+        if value.endswith("|"):
+            pending = [value] if value not in done else []
+        if not pending:
+            return
+        source = pending[0]
+        done.append(source)
+        _read_local(state, source)
+        value = _expanded(state, "LOCAL_CONFIG_FILE")
+
+
+def _read_local(state: ReadState, source: str) -> None:
+    where = LogicalLine(source, 0, 0, "")
+    if source.endswith("|"):
+        _include(state, Include(source, False, True, None), "<LOCAL_CONFIG_FILE>", where, 1)
+        return
+    path = Path(source)
+    if not path.is_file():
+        if _required(state):
+            state.errors.append(
+                ConfigError(
+                    f"cannot read LOCAL_CONFIG_FILE '{source}' (HTCondor refuses the configuration"
+                    " unless REQUIRE_LOCAL_CONFIG_FILE is false)",
+                    file=source,
+                )
+            )
+        return
+    try:
+        text = read_bytes(path, source)
+    except ConfigError as err:
+        state.errors.append(err)
+        return
+    state.files.append(source)
+    read_text(state, text, source, 1)
+
+
+def _read_directories(state: ReadState, dirlist: str) -> None:
+    exclude_text = _expanded(state, "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP")
+    try:
+        exclude = re.compile(exclude_text) if exclude_text else None
+    except re.error:
+        exclude = None
+    for directory in (d for d in _LIST_SPLIT.split(dirlist) if d):
+        for path in directory_files(Path(directory), exclude):
+            try:
+                text = read_bytes(path, str(path))
+            except ConfigError as err:
+                state.errors.append(err)
+                continue
+            state.files.append(str(path))
+            read_text(state, text, str(path), 1)
+
+
+def directory_files(directory: Path, exclude: re.Pattern[str] | None) -> list[Path]:
+    """The files of a config.d directory in the order HTCondor reads them (sorted)."""
+    if not directory.is_dir():
+        return []
+    return sorted(
+        (p for p in directory.iterdir() if p.is_file() and not (exclude and exclude.match(p.name))),
+        key=lambda p: p.name,
+    )
+
+
+def apply_environment(state: ReadState, env: Mapping[str, str]) -> None:
+    """`_CONDOR_<NAME>=value` variables override the files, as in HTCondor."""
+    where = LogicalLine("", 0, 0, "")
+    for key in sorted(env):
+        if key[:8].lower() == "_condor_" and len(key) > 8:
+            _assign(state, key[8:].strip(), env[key].strip(), "<environment>", where, None, None)
+
+
+def read_root(
+    state: ReadState, text: str, file: str, *, with_locals: bool, on_file: Callable[[str], None]
+) -> None:
+    """Read the root configuration text and, like HTCondor, what it points to."""
+    on_file(file)
+    read_text(state, text, file)
+    if with_locals:
+        read_locals(state)

@@ -1,0 +1,123 @@
+"""The macro table: definitions with provenance, and HTCondor's look-up rules.
+
+A look-up of NAME for subsystem S (and, in the startd, slot N) tries, in order:
+`SLOT<N>_NAME` / `SLOT_TYPE_<T>_NAME` (slot views only), `S.NAME`, `NAME` in the files;
+then the host's detected values and the era's built-in default. An empty value counts as
+undefined for queries but still hides the default (`CLAIM_WORKLIFE =` is infinite, not
+1200). Stage: shared by the reader (while reading) and `Config` (afterwards).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compiler.config.defaults import EraDefaults
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a definition came from.
+
+    `file`/`line`/`column`: the statement (for template definitions: the `use` line);
+    `template`: "POLICY:Desktop" when a template made the definition, with
+    `template_line` its line inside the template; `value_column`: where the value starts.
+    """
+
+    file: str
+    line: int
+    column: int = 1
+    template: str | None = None
+    template_line: int | None = None
+    value_column: int | None = None
+
+    def describe(self) -> str:
+        """`file:line` (plus `, use POLICY:Desktop`), as condor_config_val -v prints."""
+        text = f"{self.file}:{self.line}" if self.line else self.file
+        if self.template:
+            text += f", use {self.template}"
+        return text
+
+
+#: The origin of built-in defaults (HTCondor prints `<Default>`).
+DEFAULT_ORIGIN = Origin("<Default>", 0, 0)
+#: The origin of values detected on the host.
+DETECTED_ORIGIN = Origin("<Detected>", 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """One assignment: the name as spelled, its raw value, where, and `:` syntax."""
+
+    name: str
+    raw: str
+    origin: Origin
+    colon: bool = False
+
+
+@dataclass(slots=True)
+class Table:
+    """Definitions by upper-cased name (all of them, oldest first) plus the fallbacks."""
+
+    defaults: EraDefaults
+    subsystem: str
+    detected: dict[str, str]
+    definitions: dict[str, list[Definition]] = field(default_factory=dict)
+    prefixes: tuple[str, ...] = ()
+
+    def define(self, definition: Definition) -> None:
+        self.definitions.setdefault(definition.name.upper(), []).append(definition)
+
+    def candidates(self, name: str) -> list[str]:
+        """Upper-cased names tried for NAME, most specific first."""
+        key = name.upper()
+        if "." in key:
+            return [key]
+        tried = [f"{prefix}{key}" for prefix in self.prefixes]
+        if self.subsystem:
+            tried.append(f"{self.subsystem.upper()}.{key}")
+        tried.append(key)
+        return tried
+
+    def winner(self, name: str) -> Definition | None:
+        """The definition a look-up of NAME finds in the files, if any."""
+        for key in self.candidates(name):
+            found = self.definitions.get(key)
+            if found:
+                return found[-1]
+        return None
+
+    def fallback(self, name: str) -> str | None:
+        """Detected value or built-in default of NAME (no file definitions)."""
+        key = name.upper()
+        if key.startswith(f"{self.subsystem.upper()}.") and self.subsystem:
+            key = key.split(".", 1)[1]
+        if key in self.detected:
+            return self.detected[key]
+        if key == f"IS{self.subsystem.upper()}" and self.defaults.raw(key) is not None:
+            return "true"
+        return self.defaults.raw(key)
+
+    def raw(self, name: str) -> str | None:
+        """The raw value a look-up of NAME sees (file definition, else fallback)."""
+        found = self.winner(name)
+        if found is not None:
+            return found.raw
+        return self.fallback(name)
+
+    def self_names(self, name: str) -> frozenset[str]:
+        """Names that count as a self reference when assigning NAME."""
+        key = name.upper()
+        names = {key}
+        prefix = f"{self.subsystem.upper()}."
+        if self.subsystem and key.startswith(prefix) and len(key) > len(prefix):
+            names.add(key[len(prefix) :])
+        return frozenset(names)
+
+    def copy(self) -> Table:
+        return Table(
+            self.defaults,
+            self.subsystem,
+            dict(self.detected),
+            {k: list(v) for k, v in self.definitions.items()},
+            self.prefixes,
+        )

@@ -150,7 +150,8 @@ def parse_param_info(text: str) -> tuple[dict[str, str], dict[tuple[str, str], s
         if current is None or line.startswith("#"):
             continue
         stripped = line.strip()
-        if stripped.startswith("default") and not stripped.startswith("default="):
+        key, _, after = line.partition("=")
+        if stripped.startswith("default") and key.strip() != "default":
             rest = stripped[len("default") :].strip()
             if rest.startswith(":") and rest[1:].strip().startswith("@"):
                 tag = rest[1:].strip()
@@ -161,8 +162,9 @@ def parse_param_info(text: str) -> tuple[dict[str, str], dict[tuple[str, str], s
                 index += 1
                 _store(current, "\n".join(body), defaults, metaknobs, multi=True)
             continue
-        if line.startswith("default="):
-            _store(current, line[len("default=") :], defaults, metaknobs, multi=False)
+        if key.strip() == "default" and line.startswith("default"):
+            value = after[1:] if after.startswith(" ") and key.endswith(" ") else after
+            _store(current, value, defaults, metaknobs, multi=False)
     return defaults, metaknobs
 
 

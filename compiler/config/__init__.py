@@ -29,6 +29,7 @@ from compiler.config.model import Config, Provenance
 from compiler.config.reader import (
     ReadState,
     apply_environment,
+    apply_specials,
     decode,
     directory_files,
     read_bytes,
@@ -85,6 +86,7 @@ def load_config(
     elif path is not None:
         _read_path(state, Path(path))
     apply_environment(state, environment)
+    apply_specials(state)
     raise_all(state.errors)
     return Config(
         era=era,

@@ -32,9 +32,38 @@ def _machine_facts() -> dict[str, str]:
     if memory is not None:
         facts["DETECTED_MEMORY"] = str(memory)
     name = socket.gethostname()
+    full = name
+    if "." not in name:
+        qualified = socket.getfqdn(name)
+        if qualified.lower().startswith(name.lower() + "."):
+            full = qualified
     facts["HOSTNAME"] = name.split(".")[0]
-    facts["FULL_HOSTNAME"] = socket.getfqdn(name) if "." not in name else name
+    facts["FULL_HOSTNAME"] = full
+    facts["IP_ADDRESS"] = _primary_address()
+    facts["IP_ADDRESS_IS_IPV6"] = "true" if ":" in facts["IP_ADDRESS"] else "false"
     return facts
+
+
+def _primary_address() -> str:
+    """The address of the default route (a UDP connect sends no packet)."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("192.0.2.1", 9))
+        address: str = probe.getsockname()[0]
+        return address
+    except OSError:
+        return "127.0.0.1"
+    finally:
+        probe.close()
+
+
+def _user_name() -> str:
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except (ImportError, KeyError, AttributeError):
+        return os.environ.get("USER", "")
 
 
 def _memory_mb() -> int | None:
@@ -51,6 +80,7 @@ def detected_values(subsystem: str, config_root: str | None) -> dict[str, str]:
     facts = dict(_machine_facts())
     facts["SUBSYSTEM"] = subsystem.upper()
     facts["LOCALNAME"] = subsystem.upper()
+    facts["USERNAME"] = _user_name()
     facts["PID"] = str(os.getpid())
     facts["PPID"] = str(os.getppid())
     if config_root is not None:

@@ -196,15 +196,18 @@ def read_text(
                     _colon_assignment(state, statement, file, logical, strict)
                 _assign_statement(state, statement, file, logical, template, use_site)
             case HereStart(name=raw_name, tag=tag):
-                name = _expand_now(state, raw_name, file, logical)
-                if name is None:
+                here_name = _expand_now(state, raw_name, file, logical)
+                if here_name is None:
                     continue
-                if not is_valid_name(name):
+                if not is_valid_name(here_name):
                     _error(
-                        state, f"illegal name '{name}' (letters, digits, _ . / only)", file, logical
+                        state,
+                        f"illegal name '{here_name}' (letters, digits, _ . / only)",
+                        file,
+                        logical,
                     )
                     continue
-                here = (name, tag, logical, [])
+                here = (here_name, tag, logical, [])
             case Use():
                 _use(state, statement, file, logical, depth, use_site)
             case Include():
@@ -549,6 +552,19 @@ def apply_environment(state: ReadState, env: Mapping[str, str]) -> None:
     for key in sorted(env):
         if key[:8].lower() == "_condor_" and len(key) > 8:
             _assign(state, key[8:].strip(), env[key].strip(), "<environment>", where, None, None)
+
+
+#: Names HTCondor sets to the host's full name when they expand to nothing.
+_HOST_DOMAINS = ("FILESYSTEM_DOMAIN", "UID_DOMAIN")
+
+
+def apply_specials(state: ReadState) -> None:
+    """HTCondor's last step: empty FILESYSTEM_DOMAIN / UID_DOMAIN become FULL_HOSTNAME."""
+    where = LogicalLine("", 0, 0, "")
+    host = state.table.detected.get("FULL_HOSTNAME")
+    for name in _HOST_DOMAINS:
+        if host and not _expanded(state, name):
+            _assign(state, name, host, "<Detected>", where, None, None)
 
 
 def read_root(

@@ -27,7 +27,10 @@ p = htcondor2.param
 out = {}
 for name in names:
     p["CPQ_ALIAS"] = "$(" + name + ")"
-    value = p["CPQ_ALIAS"]
+    try:
+        value = p["CPQ_ALIAS"]
+    except KeyError:
+        value = ""
     out[name] = value if value != "" else None
 print("\x00ORACLE" + json.dumps(out))
 """

@@ -1,0 +1,140 @@
+"""Shared helpers of the differential tests: compare our reader with HTCondor's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler.config import ConfigError, load_config
+from compiler.errors import PolicyError
+from tests.config.oracle_config import clean_env, oracle_param
+
+#: The policy names every differential test compares, defined or not.
+POLICY_NAMES = (
+    "START",
+    "SUSPEND",
+    "CONTINUE",
+    "PREEMPT",
+    "KILL",
+    "WANT_SUSPEND",
+    "WANT_VACATE",
+    "IS_OWNER",
+    "IsOwner",
+    "RANK",
+    "MaxJobRetirementTime",
+    "CLAIM_WORKLIFE",
+    "MachineMaxVacateTime",
+    "MATCH_TIMEOUT",
+    "KILLING_TIMEOUT",
+    "PREEMPTION_REQUIREMENTS",
+    "PREEMPTION_RANK",
+    "NEGOTIATOR_CONSIDER_PREEMPTION",
+    "WANT_HOLD",
+    "START_BACKFILL",
+    "EVICT_BACKFILL",
+    "MINUTE",
+    "HOUR",
+    "StateTimer",
+    "ActivityTimer",
+    "ActivationTimer",
+    "StartIdleTime",
+    "ContinueIdleTime",
+    "MaxSuspendTime",
+    "MaxVacateTime",
+    "KeyboardBusy",
+    "CPUIdle",
+    "CPUBusy",
+    "SmallJob",
+    "IsVanilla",
+)
+
+#: Names whose value HTCondor computes per process or per host in ways we do not copy.
+UNCOMPARABLE = frozenset(
+    n.upper()
+    for n in (
+        "PERIODIC_CHECKPOINT",
+        "UWCS_PERIODIC_CHECKPOINT",
+        "IP_ADDRESS",
+        "IPV4_ADDRESS",
+        "IPV6_ADDRESS",
+        "PID",
+        "PPID",
+        "OPSYSANDVER",
+        "OPSYSLONGNAME",
+        "OPSYSMAJORVER",
+        "OPSYSNAME",
+        "OPSYSSHORTNAME",
+        "OPSYSVER",
+        "UTSNAME_RELEASE",
+        "UTSNAME_VERSION",
+        "UTSNAME_NODENAME",
+        "UTSNAME_MACHINE",
+        "UTSNAME_SYSNAME",
+        "REAL_UID",
+        "REAL_GID",
+        "CondorIsAdmin",
+        "CONDOR_BUILD_PLATFORM",
+        "DETECTED_MEMORY",
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """The outcome of reading one configuration with both readers."""
+
+    oracle_refused: bool
+    oracle_message: str
+    our_error: str | None
+    mismatches: dict[str, tuple[str | None, str | None]]
+    compared: int
+
+    @property
+    def agrees(self) -> bool:
+        if self.oracle_refused or self.our_error is not None:
+            return self.oracle_refused == (self.our_error is not None)
+        return not self.mismatches
+
+
+def compare(
+    config: Path,
+    extra_names: Iterable[str] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+    allow_commands: bool = False,
+) -> Comparison:
+    """Read `config` with both readers; compare every defined name plus the policy names."""
+    environment = clean_env(env)
+    try:
+        ours = load_config(config, env=environment, allow_commands=allow_commands)
+    except PolicyError as err:
+        result = oracle_param(config, ["START"], env=env)
+        return Comparison(result.refused, result.message, err.format(), {}, 0)
+    names = {n.upper(): n for n in (*ours.names(), *POLICY_NAMES, *extra_names)}
+    wanted = [
+        n
+        for key, n in sorted(names.items())
+        if key not in UNCOMPARABLE and "$RANDOM_" not in (ours.raw(n) or "")
+    ]
+    result = oracle_param(config, wanted, env=env)
+    if result.refused:
+        return Comparison(True, result.message, None, {}, 0)
+    mismatches: dict[str, tuple[str | None, str | None]] = {}
+    for name in wanted:
+        try:
+            mine = ours.get(name)
+        except ConfigError as err:
+            mine = f"<error {err.message}>"
+        theirs = result.values.get(name)
+        if _normal(mine) != _normal(theirs):
+            mismatches[name] = (mine, theirs)
+    return Comparison(False, result.message, None, mismatches, len(wanted))
+
+
+def _normal(value: str | None) -> str | None:
+    """Whitespace-normalised value (the issue compares after normalising whitespace)."""
+    if value is None:
+        return None
+    normal = " ".join(value.split())
+    return normal or None

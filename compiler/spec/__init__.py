@@ -1,0 +1,154 @@
+"""The documented startd state machine of each manual era, as a checked, typed IR.
+
+Stage: spec data (spec/eras/*.yaml) -> IR. This is the contract the compiler
+(`compile_policy`), the diagram renderer and the runtime code against; it holds no
+transition rule of its own and evaluates nothing.
+
+Public API
+----------
+`load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `SEMANTICS`;
+`spec_differences(era) -> list[Difference]` (everything that differs between the manual
+and the code semantics, with the reference's D-number); `load_spec_file(path, semantics)`
+(any era file, its vocabulary being base.yaml next to it); `SpecError(PolicyError)`: every
+problem of a file at once, one per line as `<key path>: <problem>`, e.g.
+`spec/eras/condor-6.8.yaml: transitions[13].to: unknown activity of Claimed 'Retireing'
+(known: Idle, Busy, Suspended, Retiring); did you mean 'Retiring'?`.
+
+Data files
+----------
+spec/eras/base.yaml is the vocabulary (states, activities, events, predicates, actions,
+policy names, attributes, each with a meaning). condor-6.4.yaml and condor-6.8.yaml are
+full eras; htcondor-current.yaml `extends: condor-6.8` and writes only what changed.
+Values written `{manual: x, code: y}` and rows/triggers marked `semantics: manual|code`
+are resolved at load time: an `EraSpec` is always for exactly one semantics.
+
+The IR (`compiler.spec.ir`, all frozen dataclasses of tuples)
+--------------------------------------------------------------
+EraSpec: era, semantics, title, seed (file under shared/seeds), code (startd revision),
+  files, states, pairs, initial (Owner/Idle), transitions, letters, timers, polling,
+  policies, predicates (only those this era/semantics uses), attributes, events,
+  event_effects, publish, options, numbered_count; lookups state(), pair(), transition(),
+  numbered(), transitions_from(), timer(), policy() (case-insensitive, aliases),
+  name_kind(name) -> "policy" | "predicate" | "attribute" | None, option(), letter().
+StateSpec: name, activities, meaning, on_enter/on_exit (state changes only),
+  evaluation_order (EvalStep tuple), internal (Delete: never published, no manual).
+PairSpec: pair, meaning, on_enter/on_exit (activity changes), evaluate_on_entry,
+  immediate (EvalStep tuple of the pair's immediate triggers).
+Pair: state, activity ("*" only as a target: "Preempting/*"); str() "Claimed/Busy".
+Transition: number (int, or "unnumbered:<name>"), letter, source, target, triggers,
+  actions, activity_choice, summary, citation, difference; id (unique: "14" or
+  "unnumbered:kill_claim@Claimed/Busy"), numbered, guard (combined: disjunction of the
+  policy triggers' guards, "" for pure events), trigger_text, targets (concrete pairs).
+Trigger: kind (policy | immediate | protocol | command | timer), name (event or timer
+  name), guard, against (local | job | preempting_job), how, order, actions, activity,
+  note, difference; describe().
+ActivityChoice: guard, activity, against.   Action: name, arg; str() "retire:irreversible".
+EvalStep: order, source, transition (id), trigger (index), guard, against.
+Letter: letter, source, target (states), numbers, cause, citation.
+Timer: name, kind (timer | limit), default (seconds or None = no limit), default_text,
+  meaning, on_expiry, predicate (for limits), fires (transition ids), citation, difference.
+Polling: fast_interval (POLLING_INTERVAL), slow_interval (UPDATE_INTERVAL), fast_states.
+Policy: name, meaning, aliases, variants ("_VANILLA", "_VM"), default, if_undefined
+  (fatal | not_true), difference.   Predicate: name, meaning.
+Event: name, kind, meaning, how.   EventEffect: event, sources, actions, how.
+PublishRule: states, attribute, value ("<state>"/"<activity>" or ClassAd text), note.
+Citation: seed, section, anchor, functions, reference, recovered.
+Difference: era, item, d_number, manual, code.
+
+Meaning of a guard
+------------------
+ClassAd text over three kinds of names (EraSpec.name_kind): policy names, which the
+compiler replaces by the configuration's expanded expression (or Policy.default; for a
+job whose universe matches a variant, e.g. PREEMPT_VANILLA, that knob when it evaluates);
+predicates, named inputs the runtime provides (free boolean atoms for the compiler); and
+machine/job attributes. A guard holds when it evaluates to TRUE or a non-zero number;
+UNDEFINED, ERROR and strings never hold (HTCondor's EvaluateAttrBoolEquiv test), so
+"START locally FALSE" is written `START =?= false` and "not FALSE" `START =!= false`.
+`against`: local = the machine ad alone (job attributes UNDEFINED); job = slot ad as MY,
+the current claim's job/request ad as TARGET; preempting_job = TARGET is the pending
+preempting claim's job.
+
+How the runtime drives a slot (no rule lives in runtime code)
+-------------------------------------------------------------
+* Evaluation pass (every Polling.fast_interval while any slot's state is in
+  fast_states, else every slow_interval; also when an `evaluate` action asks): walk
+  `state.evaluation_order`, skipping steps whose source is not the current pair; the first
+  step whose guard holds fires its transition with that trigger.
+* Event E (payload `how`): first run the actions of every EventEffect for E whose sources
+  contain the current pair (and whose `how` is empty or contains the payload), except
+  `evaluate`; then try, in row order, the triggers of kind protocol/command named E from the
+  current pair (`how` empty or matching) whose guard holds; the first fires. If none fired
+  and an effect asked for `evaluate`, run an evaluation pass.
+* Timer T expires: run `timer.on_expiry`, then fire the first row from the current pair
+  with a timer trigger named T. Timers are started and cancelled only by actions.
+* Firing row R with trigger G: run G.actions, then R.actions; if R.target is "State/*",
+  the activity is G.activity if set, else the first ActivityChoice whose guard holds;
+  leaving a pair runs its PairSpec.on_exit (and StateSpec.on_exit if the state changes);
+  entering runs StateSpec.on_enter (on a state change) then PairSpec.on_enter. A row whose
+  source equals its target (unnumbered:preempt_in_retirement) only runs its actions.
+* Cascades, in the same instant: on entering a pair, try its `immediate` steps in order
+  (first holding guard fires); if none fired and `evaluate_on_entry`, run an evaluation
+  pass of the new pair. Every fired row is reported with its number.
+* `options` holds era switches the predicates need: claim_worklife_needs_activation,
+  retirement_vacate_allowance (RetirementExpired also when remaining <= max vacate time).
+"""
+
+from compiler.spec.ir import (
+    Action,
+    ActivityChoice,
+    Citation,
+    Difference,
+    EraSpec,
+    EvalStep,
+    Event,
+    EventEffect,
+    Letter,
+    Pair,
+    PairSpec,
+    Policy,
+    Polling,
+    Predicate,
+    PublishRule,
+    StateSpec,
+    Timer,
+    Transition,
+    Trigger,
+)
+from compiler.spec.load import (
+    ERAS,
+    SEMANTICS,
+    SpecError,
+    guard_names,
+    load_spec,
+    load_spec_file,
+    spec_differences,
+)
+
+__all__ = [
+    "ERAS",
+    "SEMANTICS",
+    "Action",
+    "ActivityChoice",
+    "Citation",
+    "Difference",
+    "EraSpec",
+    "EvalStep",
+    "Event",
+    "EventEffect",
+    "Letter",
+    "Pair",
+    "PairSpec",
+    "Policy",
+    "Polling",
+    "Predicate",
+    "PublishRule",
+    "SpecError",
+    "StateSpec",
+    "Timer",
+    "Transition",
+    "Trigger",
+    "guard_names",
+    "load_spec",
+    "load_spec_file",
+    "spec_differences",
+]

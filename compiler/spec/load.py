@@ -35,7 +35,7 @@ _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Z
 ERA_KEYS = (
     "era", "extends", "title", "seed", "code", "numbered_transitions", "states", "initial",
     "pairs", "activity_choice", "policies", "timers", "polling", "options", "publish",
-    "event_effects", "letters", "letter_citation", "transitions",
+    "event_effects", "letters", "letter_citation", "transitions", "inherit_transitions",
 )  # fmt: skip
 _MAP_SECTIONS = ("states", "pairs", "activity_choice", "policies", "timers", "letters", "options")
 _DICT_SECTIONS = ("polling", "letter_citation")
@@ -222,8 +222,12 @@ def _merge(directory: Path, era_file: Path, errors: _Errors, seen: tuple[str, ..
         else:
             merged = _merge(directory, directory / f"{parent}.yaml", errors, (*seen, parent))
     merged.files.append(file)
+    if data.get("inherit_transitions", True) is False:
+        merged.rows = []
     for key, value in data.items():
-        if key in _MAP_SECTIONS or key in _DICT_SECTIONS:
+        if (key in _MAP_SECTIONS or key in _DICT_SECTIONS) and value is None:
+            merged.maps.pop(key, None)  # `section: null` drops the inherited section
+        elif key in _MAP_SECTIONS or key in _DICT_SECTIONS:
             entries = value if key in _MAP_SECTIONS else {"": value}
             if not isinstance(entries, dict):
                 errors.add(file, key, "expected a mapping")
@@ -240,7 +244,7 @@ def _merge(directory: Path, era_file: Path, errors: _Errors, seen: tuple[str, ..
                     section[name] = (file, path, entry)
         elif key == "transitions":
             _merge_rows(merged, file, value, errors)
-        elif key != "extends":
+        elif key not in ("extends", "inherit_transitions"):
             merged.scalars[key] = (file, value)
     return merged
 
@@ -486,7 +490,7 @@ class _Resolver:
             citation = data.get("citation")
             out.append(ir.Timer(
                 name=name, kind=kind, default=default,
-                default_text=str(data.get("default_text", "none" if default is None else default)),
+                default_text=str(pick(data.get("default_text"), self.sem) or ("none" if default is None else default)),
                 meaning=str(data.get("meaning", "")),
                 on_expiry=self.actions(file, f"{path}.on_expiry", data.get("on_expiry")),
                 predicate=predicate, difference=data.get("difference"),

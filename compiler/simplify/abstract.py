@@ -214,7 +214,7 @@ def _arith(op: str, a: Abs, b: Abs) -> Abs:
 
 def _compare(op: str, a: Abs, b: Abs) -> Abs:
     if op in ("=?=", "=!="):
-        bad = (a.tags | b.tags) & {"list", "ad"}
+        bad = a.tags & {"list", "ad"} and b.tags & {"list", "ad"}  # only two lists: ERROR
         return Abs(frozenset({"bool", "E"} if bad else {"bool"}))
     tags: set[str] = set()
     if "U" in a.tags | b.tags:

@@ -95,9 +95,12 @@ def compare(op: str, a: Value, b: Value) -> Value:
 
 
 def identical(a: Value, b: Value) -> Value:
-    """`a =?= b`: same type and same value; lists and ads are ERROR."""
-    if isinstance(a, list | dict) or isinstance(b, list | dict):
+    """`a =?= b`: same type and same value. Two lists/ads are ERROR (the oracle), a
+    list/ad against anything else is simply not identical."""
+    if isinstance(a, list | dict) and isinstance(b, list | dict):
         return ERROR
+    if isinstance(a, list | dict) or isinstance(b, list | dict):
+        return False
     if a is UNDEFINED or b is UNDEFINED or a is ERROR or b is ERROR:
         return a is b
     if isinstance(a, bool) or isinstance(b, bool):

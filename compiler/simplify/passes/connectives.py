@@ -3,7 +3,8 @@
 ClassAd evaluates a chain left to right; `&&` stops at the first FALSE or ERROR operand,
 `||` at the first TRUE or ERROR (section 6). For a chain `a1 op a2 op ... op an`:
 * Absorbing literal (FALSE in `&&`, TRUE in `||`, and ERROR or a string in both): the
-  operands after it are never evaluated -> dropped. If no operand before it can be ERROR,
+  operands after it are never evaluated -> dropped; a string there is written `error`
+  (the chain's value once it gets there), and a chain that starts with it is ERROR. If no operand before it can be ERROR,
   the whole chain is that literal (`x && FALSE` is FALSE only when x is never ERROR:
   `error && false` is ERROR).
 * Identity literal (TRUE or non-zero in `&&`, FALSE or zero in `||`): dropped, as long as
@@ -34,12 +35,17 @@ def chain_literals(e: A.Expr, ctx: Ctx) -> A.Expr | None:
         out.append(x)
         if t in (absorbing, "E"):
             break
+    if out and is_literal(out[-1]) and tv_of_value(literal_value(out[-1])) == "E":
+        # Reaching an ERROR-valued literal ("s", error) makes the chain ERROR.
+        if len(out) == 1:
+            return A.ErrorLit()
+        out[-1] = A.ErrorLit()
     last = out[-1] if out else None
     if last is not None and is_literal(last):
         t = tv_of_value(literal_value(last))
         if t == absorbing and not any(may_error(x, ctx.env) for x in out[:-1]):
             return A.Boolean(t == "T")
-    if len(out) == len(items):
+    if out == items:
         return None
     if not out:  # every operand was the identity
         return A.Boolean(identity == "T")

@@ -8,7 +8,7 @@ constants, plus UNDEFINED/ERROR/other types as s's domain allows. Examples:
 `x > 600 && x > 900` -> `x > 900`; `x >= 5 && x <= 5` -> `x == 5`; `x > 900 || x > 600`
 -> `x > 600`; `x < 60 && x > 300` -> FALSE only when x is a defined number (if x may be
 UNDEFINED the pair is UNDEFINED there, so it stays: no single comparison is equal);
-integer domains make `x > 900 && x < 902` -> `x == 901`.
+integer domains make `x > 900 && x >= 900.5` -> `x > 900`.
 Adjacency matters: between two distant operands an intermediate one could be ERROR and
 the chain would stop there (redundancy.py handles the later-operand cases).
 """
@@ -25,7 +25,7 @@ def _candidates(p: A.Expr, c: A.Expr) -> list[A.Expr]:
     sp, sc = split_comparison(p), split_comparison(c)
     assert sp is not None and sc is not None
     subject = sp[0]
-    out: list[A.Expr] = [c, p, TRUE, FALSE]
+    out: list[A.Expr] = [p, c, TRUE, FALSE]
     for k in dict.fromkeys((sp[2], sc[2])):
         out += [A.Binary("==", subject, k), A.Binary("!=", subject, k)]
     return out

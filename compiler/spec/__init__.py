@@ -114,15 +114,8 @@ from compiler.spec.ir import (
     Transition,
     Trigger,
 )
-from compiler.spec.load import (
-    ERAS,
-    SEMANTICS,
-    SpecError,
-    guard_names,
-    load_spec,
-    load_spec_file,
-    spec_differences,
-)
+from compiler.spec.load import load_spec, load_spec_file, spec_differences
+from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
 
 __all__ = [
     "ERAS",

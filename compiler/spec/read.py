@@ -1,0 +1,303 @@
+"""Reading spec/eras/ files: the schema's key lists, YAML reading, error collection, the
+vocabulary (base.yaml) and the `extends` merge.
+
+Stage: data -> raw merged mappings (resolved into the IR by `compiler.spec.resolve`). Reads
+YAML with `yaml.safe_load` only and evaluates nothing. Problems are collected, never raised
+one by one, so that a file's author sees all of them at once (`Errors.raise_if_any`).
+An era file may `extends:` another era: its mapping entries replace or shallow-merge the
+parent's (`name: null` drops one, `section: null` drops a section), its transitions replace
+rows with the same number key by key (`remove: true` drops one; `inherit_transitions: false`
+drops all), its lists (publish, event_effects) replace the parent's.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import yaml
+
+from compiler.errors import PolicyError
+from spec import data_path
+
+ERA_DIR = data_path("eras")
+VOCABULARY = "base.yaml"
+ERAS: tuple[str, ...] = ("condor-6.4", "condor-6.8", "htcondor-current")
+SEMANTICS: tuple[str, ...] = ("manual", "code")
+_VARIANT_KEYS = frozenset(SEMANTICS)
+UNNUMBERED = re.compile(r"^unnumbered:[a-z][a-z0-9_]*$")
+_KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|\S')
+
+ERA_KEYS = (
+    "era", "extends", "title", "seed", "code", "numbered_transitions", "states", "initial",
+    "pairs", "activity_choice", "policies", "timers", "polling", "options", "publish",
+    "event_effects", "letters", "letter_citation", "transitions", "inherit_transitions",
+)  # fmt: skip
+_MAP_SECTIONS = ("states", "pairs", "activity_choice", "policies", "timers", "letters", "options")
+_DICT_SECTIONS = ("polling", "letter_citation")
+_LIST_SECTIONS = ("publish", "event_effects")
+VOCAB_KEYS = ("states", "activities", "events", "predicates", "actions", "policies", "attributes")
+STATE_KEYS = ("activities", "on_enter", "on_exit", "internal", "semantics")
+PAIR_KEYS = ("on_enter", "on_exit", "evaluate_on_entry")
+ROW_KEYS = (
+    "number", "letter", "from", "to", "summary", "triggers", "actions", "citation",
+    "semantics", "difference", "remove",
+)  # fmt: skip
+TRIGGER_KEYS = (
+    "kind", "event", "timer", "how", "guard", "against", "order", "actions", "activity",
+    "semantics", "difference", "note",
+)  # fmt: skip
+CITATION_KEYS = ("section", "anchor", "functions", "reference", "recovered", "seed")
+POLICY_KEYS = ("aliases", "variants", "default", "if_undefined", "difference")
+TIMER_KEYS = (
+    "kind", "default", "default_text", "meaning", "on_expiry", "predicate", "citation",
+    "semantics", "difference",
+)  # fmt: skip
+LETTER_KEYS = ("from", "to", "numbers", "cause", "citation")
+CHOICE_KEYS = ("manual", "code", "difference")
+CHOICE_ENTRY_KEYS = ("guard", "activity", "against")
+POLLING_KEYS = ("POLLING_INTERVAL", "UPDATE_INTERVAL", "fast_states", "difference")
+PUBLISH_KEYS = ("states", "attribute", "value", "note", "semantics", "difference")
+EFFECT_KEYS = ("event", "from", "how", "actions", "semantics")
+TRIGGER_KINDS = ("policy", "timer", "protocol", "command", "immediate")
+AGAINST = ("local", "job", "preempting_job")
+JOB_STATES = frozenset({"Claimed", "Preempting"})
+
+
+class SpecError(PolicyError):
+    """A spec file is malformed; `.key_path` locates the first problem, `.problems` all."""
+
+    def __init__(self, message: str, *, file: str, key_path: str = "",
+                 problems: tuple[str, ...] = ()) -> None:  # fmt: skip
+        super().__init__(message, file=file)
+        self.key_path = key_path
+        self.problems = problems or (message,)
+
+
+@dataclass
+class Errors:
+    """Problems collected while checking, grouped by file."""
+
+    found: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def add(self, file: str, path: str, problem: str) -> None:
+        self.found.append((file, path, problem))
+
+    def raise_if_any(self) -> None:
+        if not self.found:
+            return
+        file, path, _ = self.found[0]
+        lines = tuple(f"{p}: {m}" if p else m for f, p, m in self.found if f == file)
+        others = tuple(f"{f}: {p}: {m}" for f, p, m in self.found if f != file)
+        raise SpecError("\n".join(lines + others), file=file, key_path=path,
+                        problems=lines + others)  # fmt: skip
+
+
+def display_path(path: Path) -> str:
+    """Path as shown in messages: relative to the repository when inside it."""
+    root = ERA_DIR.parent.parent
+    try:
+        return str(path.resolve().relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
+    shown = display_path(path)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        errors.add(shown, "", f"cannot read: {exc.strerror}")
+        return {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else ""
+        errors.add(shown, where, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+        return {}
+    if not isinstance(data, dict):
+        errors.add(shown, "", "the file must hold a mapping")
+        return {}
+    return data
+
+
+def check_keys(errors: Errors, file: str, path: str, value: object, allowed: Iterable[str]) -> dict:
+    """`value` as a dict, reporting a non-mapping or unknown keys (naming the allowed ones)."""
+    allowed = tuple(allowed)
+    if not isinstance(value, dict):
+        errors.add(file, path, f"expected a mapping, got {type(value).__name__}")
+        return {}
+    for key in value:
+        if key not in allowed:
+            close = difflib.get_close_matches(str(key), allowed, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            where = f"{path}.{key}" if path else str(key)
+            errors.add(file, where, f"unknown key '{key}' (allowed: {', '.join(allowed)}){hint}")
+    return value
+
+
+def check_known(errors: Errors, file: str, path: str, what: str, name: object,
+           known: Iterable[str]) -> bool:  # fmt: skip
+    known = tuple(known)
+    if name in known:
+        return True
+    close = difflib.get_close_matches(str(name), known, n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    errors.add(file, path, f"unknown {what} '{name}' (known: {', '.join(known)}){hint}")
+    return False
+
+
+def pick(value: Any, semantics: str) -> Any:
+    """Resolve a `{manual: x, code: y}` value for one semantics (other values unchanged)."""
+    if isinstance(value, dict) and value and set(value) <= _VARIANT_KEYS:
+        return value.get(semantics)
+    return value
+
+
+def applies(entry: Mapping[str, Any], semantics: str) -> bool:
+    return entry.get("semantics", "both") in ("both", semantics)
+
+
+# --------------------------------------------------------------------------- vocabulary
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """spec/eras/base.yaml: every name an era may use, with its meaning."""
+
+    file: str
+    states: Mapping[str, str]
+    activities: Mapping[str, str]
+    events: Mapping[str, Mapping[str, Any]]
+    predicates: Mapping[str, str]
+    actions: Mapping[str, Mapping[str, Any]]
+    policies: Mapping[str, str]
+    attributes: Mapping[str, str]
+
+
+def read_vocabulary(directory: Path, errors: Errors) -> Vocabulary:
+    path = directory / VOCABULARY
+    file = display_path(path)
+    data = check_keys(errors, file, "", read_yaml(path, errors), VOCAB_KEYS)
+    sections = {k: data.get(k) or {} for k in VOCAB_KEYS}
+    for key, entries in sections.items():
+        if not isinstance(entries, dict):
+            errors.add(file, key, "expected a mapping")
+            sections[key] = {}
+    for name, event in sections["events"].items():
+        check_keys(errors, file, f"events.{name}", event, ("kind", "how", "meaning"))
+    for name, action in sections["actions"].items():
+        check_keys(errors, file, f"actions.{name}", action, ("args", "meaning"))
+    return Vocabulary(file, *(sections[k] for k in VOCAB_KEYS))
+
+
+# --------------------------------------------------------------------------- merging
+
+
+@dataclass
+class Merged:
+    """An era file with its `extends` chain applied; every entry remembers its file/path."""
+
+    files: list[str] = field(default_factory=list)
+    scalars: dict[str, tuple[str, Any]] = field(default_factory=dict)
+    maps: dict[str, dict[str, tuple[str, str, Any]]] = field(default_factory=dict)
+    rows: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+
+
+def row_key(row: Mapping[str, Any]) -> str:
+    return f"{row.get('number')}@{row.get('from')}"
+
+
+def merge_era(
+    directory: Path, era_file: Path, errors: Errors, seen: tuple[str, ...] = ()
+) -> Merged:
+    file = display_path(era_file)
+    data = check_keys(errors, file, "", read_yaml(era_file, errors), ERA_KEYS)
+    parent = data.get("extends")
+    merged = Merged()
+    if parent is not None:
+        if parent in seen:
+            errors.add(file, "extends", f"circular extends: {' -> '.join((*seen, parent))}")
+        else:
+            merged = merge_era(directory, directory / f"{parent}.yaml", errors, (*seen, parent))
+    merged.files.append(file)
+    if data.get("inherit_transitions", True) is False:
+        merged.rows = []
+    for key, value in data.items():
+        if (key in _MAP_SECTIONS or key in _DICT_SECTIONS) and value is None:
+            merged.maps.pop(key, None)  # `section: null` drops the inherited section
+        elif key in _MAP_SECTIONS or key in _DICT_SECTIONS:
+            entries = value if key in _MAP_SECTIONS else {"": value}
+            if not isinstance(entries, dict):
+                errors.add(file, key, "expected a mapping")
+                continue
+            section = merged.maps.setdefault(key, {})
+            for name, entry in entries.items():
+                old = section.get(name)
+                path = f"{key}.{name}" if name != "" else key
+                if entry is None:
+                    section.pop(name, None)
+                elif old is not None and isinstance(old[2], dict) and isinstance(entry, dict):
+                    section[name] = (file, path, {**old[2], **entry})
+                else:
+                    section[name] = (file, path, entry)
+        elif key == "transitions":
+            merge_rows(merged, file, value, errors)
+        elif key not in ("extends", "inherit_transitions"):
+            merged.scalars[key] = (file, value)
+    return merged
+
+
+def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
+    if not isinstance(rows, list):
+        errors.add(file, "transitions", "expected a list")
+        return
+    index = {row_key(r): i for i, (_, _, r) in enumerate(merged.rows)}
+    for i, row in enumerate(rows):
+        path = f"transitions[{i}]"
+        if not isinstance(row, dict):
+            errors.add(file, path, "expected a mapping")
+            continue
+        key = row_key(row) if "from" in row else None
+        if key is None:  # an override may omit `from`: match by number alone
+            hits = [
+                j for j, (_, _, r) in enumerate(merged.rows) if r.get("number") == row.get("number")
+            ]
+            key = row_key(merged.rows[hits[0]][2]) if len(hits) == 1 else f"{row.get('number')}@?"
+        if key in index:
+            _, _, old = merged.rows[index[key]]
+            if row.get("remove"):
+                merged.rows[index[key]] = (file, path, {"remove": True})
+            else:
+                merged.rows[index[key]] = (file, path, {**old, **row})
+        else:
+            index[key] = len(merged.rows)
+            merged.rows.append((file, path, row))
+    merged.rows = [r for r in merged.rows if not r[2].get("remove")]
+
+
+# --------------------------------------------------------------------------- guards
+
+
+def guard_names(text: str) -> tuple[str, ...]:
+    """Attribute names a guard refers to (not functions, keywords, strings or scopes)."""
+    tokens = _TOKEN.findall(text)
+    names: list[str] = []
+    for i, token in enumerate(tokens):
+        if not (token[0].isalpha() or token[0] == "_"):
+            continue
+        if token.lower() in _KEYWORDS or (i + 1 < len(tokens) and tokens[i + 1] == "("):
+            continue
+        names.append(token.split(".")[-1] if "." in token else token)
+    return tuple(dict.fromkeys(names))
+
+
+def classad_parser() -> Callable[[str], object] | None:
+    """`compiler.classad.parse` once it exists (landing in parallel), else None."""
+    from compiler import classad
+
+    return cast("Callable[[str], object] | None", getattr(classad, "parse", None))

@@ -5,8 +5,19 @@ Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFIN
 """
 
 from compiler.classad.errors import ClassAdSyntaxError
+from compiler.classad.evaluator import evaluate
 from compiler.classad.parser import parse
+from compiler.classad.scope import ClassAd
 from compiler.classad.unparse import format_value, unparse
 from compiler.classad.values import ERROR, UNDEFINED
 
-__all__ = ["ERROR", "UNDEFINED", "ClassAdSyntaxError", "format_value", "parse", "unparse"]
+__all__ = [
+    "ERROR",
+    "UNDEFINED",
+    "ClassAd",
+    "ClassAdSyntaxError",
+    "evaluate",
+    "format_value",
+    "parse",
+    "unparse",
+]

@@ -199,3 +199,17 @@ Expr: TypeAlias = (
     | Elvis
 )
 LITERAL_TYPES = (Integer, Real, String, Boolean, UndefinedLit, ErrorLit)
+#: Every node type, for `isinstance` checks that separate expressions from values.
+EXPR_TYPES = (
+    *LITERAL_TYPES,
+    AttrRef,
+    Select,
+    Subscript,
+    ListExpr,
+    RecordExpr,
+    Call,
+    Unary,
+    Binary,
+    Conditional,
+    Elvis,
+)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from compiler.classad import ast
@@ -33,6 +34,7 @@ BINARY_PRECEDENCE: dict[str, int] = {
     "*": 11, "/": 11, "%": 11,
 }  # fmt: skip
 
+RealFormat = Callable[[float], str]
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _STRING_ESCAPES = {
     "\\": "\\\\",
@@ -89,27 +91,27 @@ def real_literal(value: float) -> str:
     return repr(value)
 
 
-def _wrap(node: ast.Expr, minimum: int) -> str:
-    text = _unparse(node)
+def _wrap(node: ast.Expr, minimum: int, real: RealFormat) -> str:
+    text = _unparse(node, real)
     return f"({text})" if precedence(node) < minimum else text
 
 
-def _postfix_base(node: ast.Expr) -> str:
+def _postfix_base(node: ast.Expr, real: RealFormat) -> str:
     # A scope word or a number cannot be written bare before `.name`: `MY.x` would
     # become a scoped reference, and `5.x` is not a valid number.
     if isinstance(node, ast.Integer | ast.Real):
-        return f"({_unparse(node)})"
+        return f"({_unparse(node, real)})"
     if isinstance(node, ast.AttrRef) and node.scope is None and node.name.upper() in ast.SCOPES:
-        return f"({_unparse(node)})"
-    return _wrap(node, PRIMARY)
+        return f"({_unparse(node, real)})"
+    return _wrap(node, PRIMARY, real)
 
 
-def _unparse(node: ast.Expr) -> str:
+def _unparse(node: ast.Expr, real: RealFormat) -> str:
     match node:
         case ast.Integer(value=v):
             return str(v)
         case ast.Real(value=v):
-            return real_literal(v)
+            return real(v)
         case ast.String(value=v):
             return quote_string(v)
         case ast.Boolean(value=v):
@@ -123,34 +125,39 @@ def _unparse(node: ast.Expr) -> str:
         case ast.AttrRef(name=name, scope=scope):
             return f"{scope}.{quote_name(name)}"
         case ast.Select(base=base, name=name):
-            return f"{_postfix_base(base)}.{quote_name(name)}"
+            return f"{_postfix_base(base, real)}.{quote_name(name)}"
         case ast.Subscript(base=base, index=index):
-            return f"{_postfix_base(base)}[{_unparse(index)}]"
+            return f"{_postfix_base(base, real)}[{_unparse(index, real)}]"
         case ast.ListExpr(items=items):
-            return "{" + ", ".join(_unparse(i) for i in items) + "}"
+            return "{" + ", ".join(_unparse(i, real) for i in items) + "}"
         case ast.RecordExpr(attrs=attrs):
-            return "[" + "; ".join(f"{quote_name(k)} = {_unparse(v)}" for k, v in attrs) + "]"
+            return "[" + "; ".join(f"{quote_name(k)} = {_unparse(v, real)}" for k, v in attrs) + "]"
         case ast.Call(name=name, args=args):
-            return f"{name}(" + ", ".join(_unparse(a) for a in args) + ")"
+            return f"{name}(" + ", ".join(_unparse(a, real) for a in args) + ")"
         case ast.Unary(op=op, operand=operand):
-            text = _wrap(operand, UNARY)
+            text = _wrap(operand, UNARY, real)
             # `- 5` is unary minus applied to 5; `-5` would be the literal -5.
             gap = " " if op in "+-" and text[:1] in "0123456789.+-" else ""
             return f"{op}{gap}{text}"
         case ast.Binary(op=op, left=left, right=right):
             level = BINARY_PRECEDENCE[op]
-            return f"{_wrap(left, level)} {op} {_wrap(right, level + 1)}"
+            return f"{_wrap(left, level, real)} {op} {_wrap(right, level + 1, real)}"
         case ast.Elvis(left=left, right=right):
-            return f"{_wrap(left, ELVIS)} ?: {_wrap(right, PRIMARY)}"
+            return f"{_wrap(left, ELVIS, real)} ?: {_wrap(right, PRIMARY, real)}"
         case ast.Conditional(cond=cond, then=then, otherwise=otherwise):
-            return f"{_wrap(cond, CONDITIONAL + 1)} ? {_unparse(then)} : {_unparse(otherwise)}"
+            return f"{_wrap(cond, CONDITIONAL + 1, real)} ? {_unparse(then, real)} : {_unparse(otherwise, real)}"
         case _:
             raise TypeError(f"not a ClassAd expression node: {node!r}")
 
 
 def unparse(expr: ast.Expr) -> str:
     """ClassAd text for `expr` with minimal parentheses (`parse(unparse(e)) == e`)."""
-    return call_deep(_unparse, expr)
+    return call_deep(_unparse, expr, real_literal)
+
+
+def unparse_classad_style(expr: ast.Expr) -> str:
+    """Like `unparse`, but reals written as HTCondor does (`2.500000000000000E+00`)."""
+    return call_deep(_unparse, expr, format_real)
 
 
 # ---- values, printed the way HTCondor's unparser prints them ----

@@ -1,0 +1,280 @@
+"""The reference ClassAd interpreter (stage: evaluation).
+
+`evaluate` walks the AST directly. It is the executable specification that the fast
+path (`compile.py`) is property-tested against, so it favours plainness over speed.
+Operator semantics come from `operators.py`, look-up rules from `scope.py`; the
+built-in functions from `functions.py` (`BUILTINS`), except the special forms that
+need unevaluated arguments or the scope, which live here: `ifThenElse` (lazy),
+`eval` (parse a string, evaluate it in the current scope) and `unparse`.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
+from typing import Any
+
+from compiler.classad import ast
+from compiler.classad import operators as ops
+from compiler.classad.deep import call_deep
+from compiler.classad.errors import ClassAdSyntaxError
+from compiler.classad.parser import parse
+from compiler.classad.scope import (
+    Raw,
+    Scope,
+    resolve,
+    select,
+    subscript,
+    to_python,
+    to_runtime,
+    top_scopes,
+)
+from compiler.classad.unparse import format_value, unparse_classad_style
+from compiler.classad.values import ERROR, UNDEFINED
+
+Value = Any
+Now = int | Callable[[], int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class _FallbackContext:
+    """Stand-in for functions.FunctionContext while that module is absent."""
+
+    now: Callable[[], int] = field(default=lambda: int(time.time()))
+    rng: random.Random = field(default_factory=random.Random)
+
+
+@cache
+def builtins() -> Mapping[str, Callable[[list[Value], Any], Value]]:
+    """The builtin function table (lower-case names), empty if functions.py is absent."""
+    try:
+        from compiler.classad import functions
+    except ImportError:  # pragma: no cover - only while the functions module is missing
+        return {}
+    return functions.BUILTINS
+
+
+def function_context(now: Now = None, rng: random.Random | None = None) -> Any:
+    """A FunctionContext whose clock is `now` (epoch seconds, or a clock function)."""
+    clock: Callable[[], int]
+    if now is None:
+        clock = _wall_clock
+    elif callable(now):
+        clock = now
+    else:
+        fixed = int(now)
+
+        def clock() -> int:
+            return fixed
+
+    try:
+        from compiler.classad.functions import FunctionContext
+    except ImportError:  # pragma: no cover
+        return _FallbackContext(clock, rng or random.Random())
+    return FunctionContext(now=clock, rng=rng or random.Random())
+
+
+def _wall_clock() -> int:
+    return int(time.time())
+
+
+@lru_cache(maxsize=4096)
+def parse_cached(text: str) -> ast.Expr:
+    """`parse`, remembered: the same policy text is evaluated again and again."""
+    return parse(text)
+
+
+#: The special forms: functions that see unevaluated arguments and the scope.
+SPECIAL_FORMS = frozenset({"ifthenelse", "eval", "unparse"})
+
+
+def unparse_attribute(scope: Scope, args: tuple[ast.Expr, ...]) -> Value:
+    """`unparse(name)`: the text of an attribute's expression as HTCondor writes it.
+
+    Only a plain unscoped name is accepted (anything else is ERROR); it is looked up in
+    the current ad and its enclosing ads, never in the other ad; missing gives `""`.
+    """
+    if len(args) != 1 or not isinstance(args[0], ast.AttrRef) or args[0].scope is not None:
+        return ERROR
+    key = args[0].key
+    current: Scope | None = scope
+    while current is not None:
+        if key in current.attrs:
+            raw = current.attrs[key]
+            if isinstance(raw, ast.EXPR_TYPES):
+                return unparse_classad_style(raw)
+            return format_value(raw)
+        current = current.parent
+    return ""
+
+
+def eval_text(value: Value, run: Callable[[ast.Expr], Value]) -> Value:
+    """`eval(x)`: a string is parsed and evaluated (ERROR if it does not parse)."""
+    if type(value) is str:
+        try:
+            expr = parse_cached(value)
+        except ClassAdSyntaxError:
+            return ERROR
+        return run(expr)
+    if value is UNDEFINED or value is ERROR:
+        return ERROR
+    return value
+
+
+def choose(cond: Value) -> Value:
+    """The truth of a `?:`/ifThenElse condition: True/False, or UNDEFINED/ERROR."""
+    t = type(cond)
+    if t is bool:
+        return cond
+    if t is int or t is float:
+        return cond != 0
+    return UNDEFINED if cond is UNDEFINED else ERROR
+
+
+def call_builtin(
+    impl: Callable[[list[Value], Any], Value] | None,
+    args: list[Value],
+    ctx: Any,
+    scope: Scope,
+    evaluate: Callable[[ast.Expr, Scope], Value],
+) -> Value:
+    """Call a builtin with public values, and bring its result back into the evaluator."""
+    if impl is None:
+        return ERROR
+    public = [a if type(a) in _PLAIN else to_python(a, evaluate) for a in args]
+    return to_runtime(impl(public, ctx), scope)
+
+
+_PLAIN = frozenset({bool, int, float, str})
+
+
+class Interpreter:
+    """Evaluates AST nodes directly; one instance per top-level evaluation."""
+
+    __slots__ = ("ctx", "now")
+
+    def __init__(self, ctx: Any) -> None:
+        self.ctx = ctx
+        self.now: Callable[[], int] = ctx.now
+
+    def eval(self, node: ast.Expr, scope: Scope) -> Value:
+        match node:
+            case ast.Integer(value=v) | ast.Real(value=v) | ast.String(value=v):
+                return v
+            case ast.Boolean(value=v):
+                return v
+            case ast.UndefinedLit():
+                return UNDEFINED
+            case ast.ErrorLit():
+                return ERROR
+            case ast.AttrRef(scope=None):
+                return resolve(scope, node.key, True, self.eval, self.now)
+            case ast.AttrRef(scope=scope_word):
+                base = resolve(scope, str(scope_word).lower(), True, self.eval, self.now)
+                return select(base, node.key, self.eval, self.now)
+            case ast.Select(base=base):
+                return select(self.eval(base, scope), node.key, self.eval, self.now)
+            case ast.Subscript(base=base, index=index):
+                return subscript(self.eval(base, scope), self.eval(index, scope), self.eval)
+            case ast.ListExpr(items=items):
+                return [self.eval(item, scope) for item in items]
+            case ast.RecordExpr(attrs=attrs):
+                return Scope(
+                    {k.lower(): v for k, v in attrs},
+                    scope,
+                    names={k.lower(): k for k, _ in attrs},
+                    node=node,
+                )
+            case ast.Unary(op=op, operand=operand):
+                return ops.UNARY[op](self.eval(operand, scope))
+            case ast.Binary(op="&&", left=left, right=right):
+                return self._and(left, right, scope)
+            case ast.Binary(op="||", left=left, right=right):
+                return self._or(left, right, scope)
+            case ast.Binary(op=op, left=left, right=right):
+                return ops.BINARY[op](self.eval(left, scope), self.eval(right, scope))
+            case ast.Conditional(cond=cond, then=then, otherwise=otherwise):
+                return self._if(cond, then, otherwise, scope)
+            case ast.Elvis(left=left, right=right):
+                value = self.eval(left, scope)
+                return self.eval(right, scope) if value is UNDEFINED else value
+            case ast.Call():
+                return self._call(node, scope)
+            case _:
+                raise TypeError(f"not a ClassAd expression node: {node!r}")
+
+    def _and(self, left: ast.Expr, right: ast.Expr, scope: Scope) -> Value:
+        a = ops.truth(self.eval(left, scope))
+        if a is ERROR or a is False:
+            return a
+        b = ops.truth(self.eval(right, scope))
+        if a is True or b is False or b is ERROR:
+            return b
+        return UNDEFINED
+
+    def _or(self, left: ast.Expr, right: ast.Expr, scope: Scope) -> Value:
+        a = ops.truth(self.eval(left, scope))
+        if a is ERROR or a is True:
+            return a
+        b = ops.truth(self.eval(right, scope))
+        if a is False or b is True or b is ERROR:
+            return b
+        return UNDEFINED
+
+    def _if(self, cond: ast.Expr, then: ast.Expr, otherwise: ast.Expr, scope: Scope) -> Value:
+        c = choose(self.eval(cond, scope))
+        if c is True:
+            return self.eval(then, scope)
+        if c is False:
+            return self.eval(otherwise, scope)
+        return c
+
+    def _call(self, node: ast.Call, scope: Scope) -> Value:
+        key = node.key
+        match key:
+            case "ifthenelse":
+                if len(node.args) != 3:
+                    return ERROR
+                return self._if(*node.args, scope)
+            case "eval":
+                if len(node.args) != 1:
+                    return ERROR
+                value = self.eval(node.args[0], scope)
+                return eval_text(value, lambda expr: self.eval(expr, scope))
+            case "unparse":
+                return unparse_attribute(scope, node.args)
+            case _:
+                args = [self.eval(a, scope) for a in node.args]
+                return call_builtin(builtins().get(key), args, self.ctx, scope, self.eval)
+
+
+def evaluate(
+    expr_or_text: ast.Expr | str,
+    my: Mapping[str, Raw] | None = None,
+    target: Mapping[str, Raw] | None = None,
+    *,
+    now: Now = None,
+    ctx: Any = None,
+) -> Value:
+    """Evaluate an expression as HTCondor would, with MY = `my` and TARGET = `target`.
+
+    `my`/`target` map attribute names (any case) to Python values or parsed `Expr`s.
+    `now` fixes `time()`/`CurrentTime` (epoch seconds or a clock function); `ctx` (a
+    functions.FunctionContext) overrides the clock and the random source together.
+    Returns bool, int, float, str, list, dict, UNDEFINED or ERROR.
+    """
+    expr = parse_cached(expr_or_text) if isinstance(expr_or_text, str) else expr_or_text
+    context = ctx if ctx is not None else function_context(now)
+
+    def run() -> Value:
+        mine, _theirs = top_scopes(my, target)
+        interpreter = Interpreter(context)
+        return to_python(interpreter.eval(expr, mine), interpreter.eval)
+
+    try:
+        return call_deep(run)
+    except RecursionError:
+        return ERROR

@@ -1,0 +1,303 @@
+"""Operator semantics on evaluated ClassAd values (stage: evaluation, shared by the
+interpreter and the compiled closures).
+
+Pure functions from values to a value; they never raise for bad input, they return
+ERROR, exactly as HTCondor 25.14.1 does (shared/reference/classad-semantics.md sections
+3-7). The lazy operators (`&&`, `||`, `?:`, elvis) only need `truth` from here: their
+laziness lives in the evaluators.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Final
+
+from compiler.classad.values import ERROR, UNDEFINED
+
+Value = Any
+BinaryFn = Callable[[Value, Value], Value]
+
+INT64_MIN: Final = -(2**63)
+INT64_MAX: Final = 2**63 - 1
+_MASK64: Final = 2**64 - 1
+_INF: Final = math.inf
+
+# ASCII-only case folding: HTCondor compares strings with strcasecmp (tolower in the
+# C locale), so `"é" == "É"` is FALSE while `"a" == "A"` is TRUE.
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def ascii_lower(text: str) -> str:
+    return text.translate(_ASCII_LOWER)
+
+
+def wrap64(value: int) -> int:
+    """Two's-complement wrap into a signed 64-bit integer."""
+    value &= _MASK64
+    return value - 2**64 if value > INT64_MAX else value
+
+
+def truth(v: Value) -> Value:
+    """A value as an operand of `&&`, `||`, `!`, `?:`: True, False, UNDEFINED or ERROR."""
+    t = type(v)
+    if t is bool:
+        return v
+    if t is int or t is float:
+        return v != 0
+    if v is UNDEFINED:
+        return UNDEFINED
+    return ERROR
+
+
+def _strict(a: Value, b: Value) -> Value | None:
+    """ERROR if either operand is ERROR, else UNDEFINED if either is, else None."""
+    if a is ERROR or b is ERROR:
+        return ERROR
+    if a is UNDEFINED or b is UNDEFINED:
+        return UNDEFINED
+    return None
+
+
+def _real_result(x: float) -> Value:
+    # +inf from an operation is an error in HTCondor; -inf and NaN are values.
+    return ERROR if x == _INF else x
+
+
+def _numbers(a: Value, b: Value) -> tuple[Any, Any] | None:
+    """Both operands as numbers (booleans become 0/1), or None if either is not one."""
+    ta, tb = type(a), type(b)
+    if ta is bool:
+        a = int(a)
+    elif ta is not int and ta is not float:
+        return None
+    if tb is bool:
+        b = int(b)
+    elif tb is not int and tb is not float:
+        return None
+    return a, b
+
+
+def _real_div(x: float, y: float) -> float:
+    if y == 0.0:
+        if x == 0.0 or math.isnan(x):
+            return math.nan
+        return math.copysign(_INF, x) * math.copysign(1.0, y)
+    return x / y
+
+
+def add(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is int and type(y) is int:
+        return wrap64(x + y)
+    return _real_result(float(x) + float(y))
+
+
+def subtract(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is int and type(y) is int:
+        return wrap64(x - y)
+    return _real_result(float(x) - float(y))
+
+
+def multiply(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is int and type(y) is int:
+        return wrap64(x * y)
+    return _real_result(float(x) * float(y))
+
+
+def divide(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is int and type(y) is int:
+        if y == 0:
+            return ERROR
+        if x == INT64_MIN and y == -1:
+            return INT64_MAX
+        q = abs(x) // abs(y)
+        return q if (x < 0) == (y < 0) else -q
+    return _real_result(_real_div(float(x), float(y)))
+
+
+def modulo(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is not int or type(y) is not int or y == 0:
+        return ERROR
+    if y == -1:
+        return 0
+    r = abs(x) % abs(y)
+    return -r if x < 0 else r
+
+
+def _integers(a: Value, b: Value) -> Value:
+    if (bad := _strict(a, b)) is not None:
+        return bad
+    if type(a) is not int or type(b) is not int:
+        return ERROR
+    return None
+
+
+def bit_and(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else a & b
+
+
+def bit_or(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else a | b
+
+
+def bit_xor(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else a ^ b
+
+
+# Shift counts are taken modulo 64, as the x86 instructions HTCondor compiles to do
+# (`1 << 64` is 1, `1 << -1` is INT64_MIN).
+def shift_left(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else wrap64(a << (b & 63))
+
+
+def shift_right(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else a >> (b & 63)
+
+
+def shift_right_logical(a: Value, b: Value) -> Value:
+    return bad if (bad := _integers(a, b)) is not None else wrap64((a & _MASK64) >> (b & 63))
+
+
+def _ordered(a: Value, b: Value) -> tuple[Any, Any] | Value:
+    """Operands made comparable (numbers as C compares them, strings case-folded)."""
+    ta, tb = type(a), type(b)
+    if ta is str and tb is str:
+        return ascii_lower(a), ascii_lower(b)
+    if (nums := _numbers(a, b)) is None:
+        return ERROR
+    x, y = nums
+    if type(x) is not type(y):  # int against real: the int is converted first
+        return float(x), float(y)
+    return x, y
+
+
+def _comparison(test: Callable[[Any, Any], bool]) -> BinaryFn:
+    def compare(a: Value, b: Value) -> Value:
+        if (bad := _strict(a, b)) is not None:
+            return bad
+        pair = _ordered(a, b)
+        if pair is ERROR:
+            return ERROR
+        return test(*pair)
+
+    return compare
+
+
+less = _comparison(lambda x, y: x < y)
+less_equal = _comparison(lambda x, y: x <= y)
+greater = _comparison(lambda x, y: x > y)
+greater_equal = _comparison(lambda x, y: x >= y)
+equal = _comparison(lambda x, y: x == y)
+not_equal = _comparison(lambda x, y: x != y)
+
+_SCALAR_TYPES: Final = (bool, int, float, str)
+
+
+def _kind(v: Value) -> type:
+    t = type(v)
+    return t if t in _SCALAR_TYPES or t is list else dict
+
+
+def identical(a: Value, b: Value) -> Value:
+    """`=?=` / `is`: same type and same value, never UNDEFINED.
+
+    Values of different types are simply not identical; two lists or two ads cannot
+    be compared at all (ERROR), as in HTCondor.
+    """
+    if a is UNDEFINED or a is ERROR or b is UNDEFINED or b is ERROR:
+        return a is b
+    kind = _kind(a)
+    if kind is not _kind(b):
+        return False
+    if kind is list or kind is dict:
+        return ERROR
+    return a == b
+
+
+def not_identical(a: Value, b: Value) -> Value:
+    same = identical(a, b)
+    return same if same is ERROR else not same
+
+
+#: The strict binary operators, by the symbol `unparse` writes.
+BINARY: Final[dict[str, BinaryFn]] = {
+    "+": add,
+    "-": subtract,
+    "*": multiply,
+    "/": divide,
+    "%": modulo,
+    "&": bit_and,
+    "|": bit_or,
+    "^": bit_xor,
+    "<<": shift_left,
+    ">>": shift_right,
+    ">>>": shift_right_logical,
+    "<": less,
+    "<=": less_equal,
+    ">": greater,
+    ">=": greater_equal,
+    "==": equal,
+    "!=": not_equal,
+    "=?=": identical,
+    "=!=": not_identical,
+}
+
+
+def negate(v: Value) -> Value:
+    t = type(v)
+    if t is int:
+        return wrap64(-v)
+    if t is float:
+        return -v
+    return v if v is UNDEFINED or v is ERROR else ERROR
+
+
+def plus(v: Value) -> Value:
+    t = type(v)
+    if t is int or t is float:
+        return v
+    return v if v is UNDEFINED or v is ERROR else ERROR
+
+
+def logical_not(v: Value) -> Value:
+    t = truth(v)
+    return t if t is UNDEFINED or t is ERROR else not t
+
+
+def bit_not(v: Value) -> Value:
+    if type(v) is int:
+        return ~v
+    return v if v is UNDEFINED or v is ERROR else ERROR
+
+
+UNARY: Final[dict[str, Callable[[Value], Value]]] = {
+    "-": negate,
+    "+": plus,
+    "!": logical_not,
+    "~": bit_not,
+}

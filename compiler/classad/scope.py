@@ -1,0 +1,252 @@
+"""Ads as evaluation scopes, and attribute look-up as HTCondor does it (stage: evaluation,
+shared by the interpreter and the compiled closures).
+
+A `Scope` is one ad during one evaluation: its attributes (lower-case name -> `Expr` or
+Python value), its lexically enclosing ad (`parent`, for nested `[...]` ads) and, for
+the two top-level ads of a match, the other ad (`other`, HTCondor's "alternate scope").
+Look-up rules (reference section 8, checked against the oracle):
+
+1. walk the ad and its enclosing ads;
+2. then the special names `MY`/`self` (this ad), `parent`, `TARGET`/`other` (the other
+   top-level ad) and `CurrentTime`;
+3. then, for an unscoped name in a top-level ad of a match, the other ad.
+
+An attribute whose evaluation is already in progress (a cycle such as `a = b; b = a`)
+evaluates to UNDEFINED, as in HTCondor 25.14.1; nothing is cached between look-ups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from typing import Any
+
+from compiler.classad import ast
+from compiler.classad.values import ERROR, UNDEFINED
+
+Value = Any
+#: What an ad stores for a name: an expression, or a Python value.
+Raw = Any
+
+_MISSING: Any = object()
+
+
+class ClassAd(MutableMapping[str, Raw]):
+    """A ClassAd: case-insensitive names -> `Expr` or Python value, spelling preserved."""
+
+    __slots__ = ("_names", "_raw")
+
+    def __init__(self, items: Mapping[str, Raw] | None = None, **kwargs: Raw) -> None:
+        self._raw: dict[str, Raw] = {}
+        self._names: dict[str, str] = {}
+        if items:
+            self.update(items)
+        if kwargs:
+            self.update(kwargs)
+
+    def __getitem__(self, name: str) -> Raw:
+        return self._raw[name.lower()]
+
+    def __setitem__(self, name: str, value: Raw) -> None:
+        key = name.lower()
+        self._raw[key] = value
+        self._names[key] = name
+
+    def __delitem__(self, name: str) -> None:
+        key = name.lower()
+        del self._raw[key]
+        del self._names[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names.values())
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._raw
+
+    def __repr__(self) -> str:
+        return f"ClassAd({dict(self.items())!r})"
+
+    def lowered(self) -> dict[str, Raw]:
+        """The attributes keyed by lower-case name (shared, do not modify)."""
+        return self._raw
+
+
+class Scope:
+    """One ad during one evaluation (see the module docstring)."""
+
+    __slots__ = ("attrs", "busy", "names", "node", "other", "parent")
+
+    def __init__(
+        self,
+        attrs: Mapping[str, Raw],
+        parent: Scope | None = None,
+        *,
+        names: Mapping[str, str] | None = None,
+        node: ast.RecordExpr | None = None,
+    ) -> None:
+        self.attrs = attrs
+        self.parent = parent
+        self.other: Scope | None = None
+        self.busy: set[str] | None = None
+        self.names = names
+        self.node = node
+
+    def root(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+def lowered(ad: Mapping[str, Raw] | None) -> tuple[Mapping[str, Raw], Mapping[str, str] | None]:
+    """An ad's attributes keyed by lower-case name, and the original spellings."""
+    if ad is None:
+        return {}, None
+    if isinstance(ad, ClassAd):
+        return ad.lowered(), ad._names
+    return {k.lower(): v for k, v in ad.items()}, {k.lower(): k for k in ad}
+
+
+def top_scopes(
+    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
+) -> tuple[Scope, Scope | None]:
+    """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
+    attrs, names = lowered(my)
+    mine = Scope(attrs, names=names)
+    if target is None:
+        return mine, None
+    t_attrs, t_names = lowered(target)
+    theirs = Scope(t_attrs, names=t_names)
+    mine.other, theirs.other = theirs, mine
+    return mine, theirs
+
+
+# ---- values crossing the boundary between Python and the evaluator ----
+
+
+def to_runtime(value: Any, parent: Scope | None) -> Value:
+    """A Python value stored in an ad (or returned by a builtin) as an evaluator value."""
+    if isinstance(value, dict | ClassAd):
+        attrs, names = lowered(value)
+        return Scope(attrs, parent, names=names)
+    if isinstance(value, list | tuple):
+        return [to_runtime(v, parent) for v in value]
+    return value
+
+
+#: Evaluates an expression in a scope (the interpreter's or a compiled closure).
+ExprEvaluator = Callable[[ast.Expr, Scope], Value]
+
+
+def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None = None) -> Any:
+    """An evaluator value as a public value: nested ads become dicts of their values."""
+    if isinstance(value, list):
+        return [to_python(v, evaluate, converting) for v in value]
+    if not isinstance(value, Scope):
+        return value
+    converting = converting if converting is not None else set()
+    marker = id(value.node) if value.node is not None else None
+    if marker is not None and marker in converting:
+        return UNDEFINED  # an ad that contains itself (`a = [x = a]`)
+    if marker is not None:
+        converting.add(marker)
+    names = value.names or {}
+    out = {
+        names.get(key, key): to_python(
+            attribute_value(value, key, raw, evaluate), evaluate, converting
+        )
+        for key, raw in value.attrs.items()
+    }
+    if marker is not None:
+        converting.discard(marker)
+    return out
+
+
+def attribute_value(scope: Scope, key: str, raw: Raw, evaluate: ExprEvaluator) -> Value:
+    """The value of attribute `key` found in `scope`; UNDEFINED inside a cycle."""
+    if not isinstance(raw, ast.EXPR_TYPES):
+        return to_runtime(raw, scope)
+    busy = scope.busy
+    if busy is None:
+        scope.busy = busy = set()
+    elif key in busy:
+        return UNDEFINED
+    busy.add(key)
+    try:
+        return evaluate(raw, scope)
+    finally:
+        busy.discard(key)
+
+
+def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
+    """The special names HTCondor resolves when no ad defines them, else _MISSING."""
+    match key:
+        case "my" | "self":
+            return scope
+        case "parent":
+            return scope.parent if scope.parent is not None else UNDEFINED
+        case "target" | "other":
+            other = scope.root().other
+            return other if other is not None else UNDEFINED
+        case "currenttime":
+            return now()
+        case _:
+            return _MISSING
+
+
+def resolve(
+    scope: Scope, key: str, alternate: bool, evaluate: ExprEvaluator, now: Callable[[], int]
+) -> Value:
+    """Look `key` up from `scope`: enclosing ads, special names, then the other ad."""
+    current: Scope | None = scope
+    while current is not None:
+        raw = current.attrs.get(key, _MISSING)
+        if raw is not _MISSING:
+            return attribute_value(current, key, raw, evaluate)
+        current = current.parent
+    found = special(scope, key, now)
+    if found is not _MISSING:
+        return found
+    if alternate and scope.other is not None:
+        current = scope.other
+        while current is not None:
+            raw = current.attrs.get(key, _MISSING)
+            if raw is not _MISSING:
+                return attribute_value(current, key, raw, evaluate)
+            current = current.parent
+    return UNDEFINED
+
+
+def select(base: Value, key: str, evaluate: ExprEvaluator, now: Callable[[], int]) -> Value:
+    """`base.name`: an attribute of an ad, mapped over a list; ERROR on other values."""
+    if isinstance(base, Scope):
+        return resolve(base, key, False, evaluate, now)
+    if base is UNDEFINED or base is ERROR:
+        return base
+    if isinstance(base, list):
+        # Each element is selected from in turn, nested lists included (`{{}}.a` is `{{}}`).
+        return [select(item, key, evaluate, now) for item in base]
+    return ERROR
+
+
+def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
+    """`base[index]`: list element by integer, or attribute of an ad by string name."""
+    if base is ERROR or index is ERROR:
+        return ERROR
+    if base is UNDEFINED or index is UNDEFINED:
+        return UNDEFINED
+    if isinstance(base, list):
+        if type(index) is int and 0 <= index < len(base):
+            return base[index]
+        return ERROR
+    if isinstance(base, Scope) and type(index) is str:
+        key = index.lower()
+        raw = base.attrs.get(key, _MISSING)
+        return UNDEFINED if raw is _MISSING else attribute_value(base, key, raw, evaluate)
+    return ERROR
+
+
+def is_undefined_or_error(v: Value) -> bool:
+    return v is UNDEFINED or v is ERROR

@@ -74,17 +74,22 @@ def real_to_int64(x: float) -> int:
     return int(x)
 
 
+def _keep_zero_sign(x: float, r: float) -> float:
+    """C rounding functions return -0.0 for negative inputs that round to zero."""
+    return math.copysign(0.0, x) if r == 0.0 else r
+
+
 def c_floor(x: float) -> float:
-    return x if not math.isfinite(x) else float(math.floor(x))
+    return x if not math.isfinite(x) else _keep_zero_sign(x, float(math.floor(x)))
 
 
 def c_ceil(x: float) -> float:
-    return x if not math.isfinite(x) else float(math.ceil(x))
+    return x if not math.isfinite(x) else _keep_zero_sign(x, float(math.ceil(x)))
 
 
 def c_rint(x: float) -> float:
     """C `rint` in the default rounding mode: round half to even."""
-    return x if not math.isfinite(x) else float(round(x))
+    return x if not math.isfinite(x) else _keep_zero_sign(x, float(round(x)))
 
 
 def _is_odd_integer(y: float) -> bool:
@@ -112,9 +117,9 @@ def c_mul(a: float, b: float) -> float:
 
 # --- strtod ---------------------------------------------------------------------------
 
-_DEC_RE: Final = re.compile(r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_DEC_RE: Final = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEX_RE: Final = re.compile(
-    r"0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
+    r"0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
 )
 _INF_RE: Final = re.compile(r"inf(?:inity)?", re.IGNORECASE)
 _NAN_RE: Final = re.compile(r"nan(?:\([0-9A-Za-z_]*\))?", re.IGNORECASE)

@@ -199,7 +199,7 @@ def _escape_char(st: _State, in_class: bool) -> bytes | int | frozenset[int]:
             return _ALL - set(members) if negate else frozenset(members)
         case "b" if in_class:
             return 0x08
-        case _ if ch.isdigit() and in_class:
+        case _ if ch in "0123456789" and in_class:
             return _octal(st, ch)
         case _ if ch.isascii() and ch.isalnum():
             raise PatternError(f"escape \\{ch} is not valid here")
@@ -437,7 +437,7 @@ def _outside_escape(st: _State) -> bytes:
         return b"(?s:.)"
     if ch in "gk":
         return _backreference(st)
-    if ch.isdigit():
+    if ch in "0123456789":
         return _numeric_escape(st)
     if ch in "KXN":
         raise Unsupported(f"\\{ch}")

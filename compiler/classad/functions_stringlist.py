@@ -67,20 +67,21 @@ def string_list_size(args: list[Value], _ctx: FunctionContext) -> Value:
     return ERROR if parsed is None else len(tokens(*parsed))
 
 
-_HEX_PREFIX: Final = re.compile(rb"[+-]?0[xX]")
+_SIGN: Final = re.compile(r"[ \t\n\v\f\r]*[+-]?")
 
 
 def _scan_double(token: bytes) -> float | None:
-    """C `sscanf("%lf")` on a trimmed token (like strtod, but a bare `0x` fails)."""
+    """C `sscanf("%lf")` on a token: strtod, except that glibc's scanf commits early —
+    `0x` must be followed by a hex digit or '.', and `infi...` must spell `infinity`."""
     text = token.decode("latin-1")
-    value = strtod_prefix(text)
-    if (
-        value is not None
-        and _HEX_PREFIX.match(token)
-        and not re.match(r"[+-]?0[xX](?:[0-9a-fA-F]|\.[0-9a-fA-F])", text)
-    ):
+    sign = _SIGN.match(text)
+    rest = text[sign.end() if sign else 0 :]
+    lowered = rest.lower()
+    if lowered.startswith("0x") and not re.match(r"0x[0-9a-f.]", lowered):
         return None
-    return value
+    if lowered.startswith("infi") and not lowered.startswith("infinity"):
+        return None
+    return strtod_prefix(text)
 
 
 def _summary(name: str) -> FunctionImpl:

@@ -257,6 +257,7 @@ def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
         errors.add(file, "transitions", "expected a list")
         return
     index = {row_key(r): i for i, (_, _, r) in enumerate(merged.rows)}
+    here: dict[str, str] = {}  # keys written by this file: a second one is a duplicate
     for i, row in enumerate(rows):
         path = f"transitions[{i}]"
         if not isinstance(row, dict):
@@ -268,6 +269,11 @@ def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
                 j for j, (_, _, r) in enumerate(merged.rows) if r.get("number") == row.get("number")
             ]
             key = row_key(merged.rows[hits[0]][2]) if len(hits) == 1 else f"{row.get('number')}@?"
+        if key in here:
+            errors.add(file, f"{path}.number", f"duplicate number {row.get('number')} from "
+                       f"{row.get('from')} (also {here[key]})")  # fmt: skip
+            continue
+        here[key] = path
         if key in index:
             _, _, old = merged.rows[index[key]]
             if row.get("remove"):

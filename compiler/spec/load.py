@@ -37,7 +37,8 @@ def load_spec_file(path: str | Path, semantics: str = "manual") -> ir.EraSpec:
         errors.raise_if_any()
     vocab = read_vocabulary(path.parent, errors)
     merged = merge_era(path.parent, path, errors, (path.stem,))
-    errors.raise_if_any()
+    if errors.fatal:
+        errors.raise_if_any()
     spec = Resolver(vocab, merged, semantics, errors).build()
     errors.raise_if_any()
     return spec

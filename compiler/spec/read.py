@@ -85,7 +85,10 @@ class Errors:
 
     found: list[tuple[str, str, str]] = field(default_factory=list)
 
-    def add(self, file: str, path: str, problem: str) -> None:
+    fatal: bool = False  # a file could not be read at all: resolving it would only add noise
+
+    def add(self, file: str, path: str, problem: str, *, fatal: bool = False) -> None:
+        self.fatal = self.fatal or fatal
         self.found.append((file, path, problem))
 
     def raise_if_any(self) -> None:
@@ -112,15 +115,15 @@ def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        errors.add(shown, "", f"cannot read: {exc.strerror}")
+        errors.add(shown, "", f"cannot read: {exc.strerror}", fatal=True)
         return {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
-        errors.add(shown, where, f"not valid YAML: {getattr(exc, 'problem', exc)}")
+        errors.add(shown, where, f"not valid YAML: {getattr(exc, 'problem', exc)}", fatal=True)
         return {}
     if not isinstance(data, dict):
-        errors.add(shown, "", "the file must hold a mapping")
+        errors.add(shown, "", "the file must hold a mapping", fatal=True)
         return {}
     return data
 
@@ -221,7 +224,9 @@ def merge_era(
     merged = Merged()
     if parent is not None:
         if parent in seen:
-            errors.add(file, "extends", f"circular extends: {' -> '.join((*seen, parent))}")
+            errors.add(
+                file, "extends", f"circular extends: {' -> '.join((*seen, parent))}", fatal=True
+            )
         else:
             merged = merge_era(directory, directory / f"{parent}.yaml", errors, (*seen, parent))
     merged.files.append(file)

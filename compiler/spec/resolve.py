@@ -85,21 +85,18 @@ class Resolver:
                 self.errors, file, where, "action", name, self.v.actions
             ):
                 continue
-            allowed = self.v.actions[name].get("args", [])
-            if allowed == "timer":
-                allowed = self.timer_names
-            if (arg is None) != (not allowed):
-                self.err(
-                    file,
-                    where,
-                    f"action '{name}' takes {'one of: ' + ', '.join(allowed) if allowed else 'no argument'}",
-                )
-            elif arg is not None and check_known(
-                self.errors, file, where, f"argument of {name}", arg, allowed
-            ):
-                out.append(Action(name, str(arg)))
+            spec = self.v.actions[name].get("args", [])
+            allowed, what = (
+                (self.timer_names, "timer") if spec == "timer" else (spec, f"argument of {name}")
+            )
+            if arg is None and (spec == "timer" or allowed):
+                self.err(file, where, f"action '{name}' needs an argument ({what})")
+            elif arg is not None and not allowed and spec != "timer":
+                self.err(file, where, f"action '{name}' takes no argument")
             elif arg is None:
                 out.append(Action(name))
+            elif check_known(self.errors, file, where, what, arg, allowed):
+                out.append(Action(name, str(arg)))
         return tuple(out)
 
     def pair(self, file: str, path: str, text: object, *, wildcard: bool = False) -> Pair | None:
@@ -164,6 +161,11 @@ class Resolver:
             if not applies(data, self.sem):
                 continue
             acts = data.get("activities") or []
+            if not isinstance(acts, list) or not acts:
+                self.err(
+                    file, f"{path}.activities", "a state needs a list of at least one activity"
+                )
+                acts = []
             for i, act in enumerate(acts):
                 check_known(
                     self.errors, file, f"{path}.activities[{i}]", "activity", act, self.v.activities
@@ -172,6 +174,7 @@ class Resolver:
         for name, (file, path, raw) in self.section("states").items():
             if name not in self.states:
                 continue
+            raw = raw if isinstance(raw, dict) else {}
             out.append(ir.StateSpec(
                 name=name, activities=self.states[name], meaning=self.v.states[name],
                 on_enter=self.actions(file, f"{path}.on_enter", raw.get("on_enter")),

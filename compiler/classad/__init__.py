@@ -4,6 +4,7 @@ Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFIN
 `ERROR`, `ClassAdSyntaxError`; plus `format_value` (HTCondor's printed form of a value).
 """
 
+from compiler.classad.compile import CompiledExpr, compile_expr
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.evaluator import evaluate
 from compiler.classad.parser import parse
@@ -16,6 +17,8 @@ __all__ = [
     "UNDEFINED",
     "ClassAd",
     "ClassAdSyntaxError",
+    "CompiledExpr",
+    "compile_expr",
     "evaluate",
     "format_value",
     "parse",

@@ -71,6 +71,7 @@ class Resolver:
     # ---- small pieces
 
     def actions(self, file: str, path: str, raw: object) -> tuple[Action, ...]:
+        raw = pick(raw, self.sem)
         if raw is None:
             return ()
         if not isinstance(raw, list):

@@ -107,8 +107,20 @@ def _int_value(text: str) -> int:
     return value if INT64_MIN <= value <= INT64_MAX else 0
 
 
+def decode_old_escapes(body: str, token: Token) -> str:
+    """Old ClassAd syntax (long-form ads, config files): only `\\"` is an escape."""
+    decoded = body.replace('\\"', '"')
+    if "\0" in decoded:
+        raise _fail("string contains a NUL character", token)
+    return decoded
+
+
 class _Builder(Transformer[Token, ast.Expr]):
     """One method per grammar alternative; runs inside the LALR parser (no recursion)."""
+
+    def __init__(self, old_strings: bool = False) -> None:
+        super().__init__()
+        self._decode = decode_old_escapes if old_strings else decode_escapes
 
     # ---- literals ----
     def integer(self, children: list[Token]) -> ast.Expr:
@@ -121,7 +133,7 @@ class _Builder(Transformer[Token, ast.Expr]):
 
     def string(self, children: list[Token]) -> ast.Expr:
         tok = children[0]
-        value = "".join(decode_escapes(p, tok) for p in _STRING_PIECE.findall(tok))
+        value = "".join(self._decode(p, tok) for p in _STRING_PIECE.findall(tok))
         return ast.String(value, _span(tok, tok))
 
     def true(self, children: list[Token]) -> ast.Expr:
@@ -219,7 +231,7 @@ class _Builder(Transformer[Token, ast.Expr]):
 
 
 @cache
-def _parser() -> Lark:
+def _parser(old_strings: bool = False) -> Lark:
     grammar = resources.files("compiler.classad").joinpath("grammar.lark").read_text()
     return Lark(
         grammar,
@@ -227,7 +239,7 @@ def _parser() -> Lark:
         lexer="contextual",
         keep_all_tokens=True,
         maybe_placeholders=True,
-        transformer=_Builder(),
+        transformer=_Builder(old_strings),
     )
 
 
@@ -304,10 +316,14 @@ def children(node: ast.Expr) -> tuple[ast.Expr, ...]:
             return ()
 
 
-def parse(text: str) -> ast.Expr:
-    """Parse one ClassAd expression (HTCondor mode) into an AST with source spans."""
+def parse(text: str, *, old_strings: bool = False) -> ast.Expr:
+    """Parse one ClassAd expression (HTCondor mode) into an AST with source spans.
+
+    `old_strings` reads string literals as old ClassAd syntax does (long-form ads and
+    configuration values): backslashes are literal except in `\\"`.
+    """
     try:
-        result = _parser().parse(text)
+        result = _parser(old_strings).parse(text)
     except ClassAdSyntaxError as err:
         raise _with_source(err, text) from None
     except VisitError as err:

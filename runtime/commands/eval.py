@@ -1,0 +1,76 @@
+"""`condor-policy eval EXPR [--machine AD] [--job AD] [--json]`: evaluate one expression.
+
+MY is the machine ad (empty when `--machine` is not given) and TARGET the job ad, the
+environment in which the startd evaluates START, RANK and the other policy
+expressions; unscoped names not found in MY are looked up in TARGET, as HTCondor does.
+Ad files may be in long form (`condor_status -l`), new ClassAd syntax or JSON
+(`condor_status -json`).
+
+Plain output is the value in ClassAd syntax, as `classad_eval` prints it: strings
+quoted, `true`/`false`, `undefined`, `error`, reals as `2.500000000000000E+00`, lists
+`{ 1,2 }`, ads `[ a = 1; b = 2 ]`.
+
+`--json` prints one JSON value: integers, reals, booleans, strings, lists and ads as
+JSON numbers, booleans, strings, arrays and objects; the two special values as
+`{"type": "undefined"}` and `{"type": "error"}`; reals JSON cannot hold as
+`{"type": "real", "value": "inf" | "-inf" | "nan"}`.
+
+A syntax error in EXPR or in an ad file exits with status 2 and `file:line:col`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from compiler.classad import ERROR, UNDEFINED, ClassAdSyntaxError, evaluate, format_value, parse
+from compiler.classad.ads import load_ad
+from compiler.classad.scope import ClassAd
+from compiler.errors import PolicyError
+
+NAME = "eval"
+HELP = "Evaluate a ClassAd expression against optional machine (MY) and job (TARGET) ads."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("expr", metavar="EXPR", help="ClassAd expression")
+    parser.add_argument("--machine", metavar="AD_FILE", help="machine ad: MY")
+    parser.add_argument("--job", metavar="AD_FILE", help="job ad: TARGET")
+    parser.add_argument("--json", action="store_true", help="print the value as JSON")
+
+
+def to_json(value: Any) -> Any:
+    """A ClassAd value as plain JSON data (shape documented in the module docstring)."""
+    if value is UNDEFINED:
+        return {"type": "undefined"}
+    if value is ERROR:
+        return {"type": "error"}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"type": "real", "value": "nan" if math.isnan(value) else str(value)}
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+def _load(path: str) -> ClassAd:
+    if not Path(path).is_file():
+        raise PolicyError(f"no such ad file: {path}", file=path)
+    return load_ad(Path(path))
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        expr = parse(args.expr)
+    except ClassAdSyntaxError as err:
+        err.file = "<EXPR>"
+        raise
+    machine = _load(args.machine) if args.machine else {}
+    job = _load(args.job) if args.job else None
+    value = evaluate(expr, machine, job)
+    print(json.dumps(to_json(value)) if args.json else format_value(value))
+    return 0

@@ -84,7 +84,7 @@ class Errors:
     """Problems collected while checking, grouped by file."""
 
     found: list[tuple[str, str, str]] = field(default_factory=list)
-
+    texts: dict[str, str] = field(default_factory=dict)  # shown path -> file text
     fatal: bool = False  # a file could not be read at all: resolving it would only add noise
 
     def add(self, file: str, path: str, problem: str, *, fatal: bool = False) -> None:
@@ -97,8 +97,39 @@ class Errors:
         file, path, _ = self.found[0]
         lines = tuple(f"{p}: {m}" if p else m for f, p, m in self.found if f == file)
         others = tuple(f"{f}: {p}: {m}" for f, p, m in self.found if f != file)
-        raise SpecError("\n".join(lines + others), file=file, key_path=path,
-                        problems=lines + others)  # fmt: skip
+        error = SpecError("\n".join(lines + others), file=file, key_path=path,
+                          problems=lines + others)  # fmt: skip
+        text = self.texts.get(file)
+        line = line_of(text, path) if text is not None else None
+        if line is not None and text is not None:
+            error.line = line
+            error.source_line = text.splitlines()[line - 1]
+        raise error
+
+
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def line_of(text: str, key_path: str) -> int | None:
+    """1-based line of the YAML node at `key_path` ("transitions[3].to"), or of its nearest
+    existing parent; None when the text does not parse."""
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return None
+    line: int | None = node.start_mark.line + 1 if node is not None else None
+    for key, index in _PATH_PART.findall(key_path):
+        if index and isinstance(node, yaml.SequenceNode) and int(index) < len(node.value):
+            node = node.value[int(index)]
+            line = node.start_mark.line + 1
+        elif key and isinstance(node, yaml.MappingNode):
+            found = next(((k, v) for k, v in node.value if str(k.value) == key), None)
+            if found is None:  # e.g. an unknown key reported with its own name: keep the parent
+                return line
+            line, node = found[0].start_mark.line + 1, found[1]
+        else:
+            break
+    return line
 
 
 def display_path(path: Path) -> str:
@@ -113,7 +144,9 @@ def display_path(path: Path) -> str:
 def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
     shown = display_path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        errors.texts[shown] = text
+        data = yaml.safe_load(text)
     except OSError as exc:
         errors.add(shown, "", f"cannot read: {exc.strerror}", fatal=True)
         return {}

@@ -68,7 +68,8 @@ def test_unknown_top_level_key_names_the_allowed_ones(tmp_path: Path) -> None:
     err = error_of(tmp_path, era)
     assert err.key_path == "colour"
     assert "unknown key 'colour' (allowed: era, extends," in err.message
-    assert str(err).startswith(err.file + ": colour: unknown key")
+    assert str(err).startswith(f"{err.file}:{err.line}: colour: unknown key")
+    assert err.source_line == "colour: blue"
 
 
 def test_unknown_trigger_key_suggests_the_close_one(tmp_path: Path) -> None:
@@ -288,3 +289,12 @@ def test_unknown_era_and_semantics() -> None:
         load_spec("condor-6.9")
     with pytest.raises(SpecError, match="unknown semantics 'both'"):
         load_spec("condor-6.8", "both")
+
+
+def test_error_points_at_the_line_of_the_key_path(tmp_path: Path) -> None:
+    era = mini()
+    era["transitions"][1]["to"] = "Owner/Busy"
+    err = error_of(tmp_path, era)
+    assert err.line is not None and err.source_line is not None
+    assert err.source_line.strip() == "to: Owner/Busy"
+    assert err.format().startswith(f"{err.file}:{err.line}: transitions[1].to: unknown activity")

@@ -79,10 +79,10 @@ def spec_differences(era: str, *, directory: str | Path | None = None) -> list[i
     code_ids = {r.id: r for r in code.transitions}
     for rid in dict.fromkeys([*by_id, *code_ids]):
         m, c = by_id.get(rid), code_ids.get(rid)
-        rows = [r for r in (m, c) if r is not None]
-        d = next((r.difference for r in rows if r.difference), None) or next(
-            (t.difference for r in rows for t in r.triggers if t.difference), None
-        )
+        only = set(m.triggers if m else ()) ^ set(c.triggers if c else ())
+        d = next((t.difference for t in (*(m.triggers if m else ()), *(c.triggers if c else ()))
+                  if t in only and t.difference), None)  # fmt: skip
+        d = d or next((r.difference for r in (m, c) if r is not None and r.difference), None)
         differ(
             f"transition {rid}",
             d,

@@ -349,8 +349,6 @@ def _group(st: _State) -> bytes:
         return b"(?" + flags + b":" if flags else b"(?:"
     if not flags:
         return b""
-    if len(st.out) == 0 and not off:
-        return b"(?" + on + b")"  # leading global flags: Python accepts them as is
     st.pending[-1].append(flags)  # scope the flags to the rest of the enclosing group
     return b"(?" + flags + b":"
 
@@ -507,8 +505,30 @@ class Options:
     extended: bool = False
 
 
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    """A translated pattern, plus a variant that prefers the empty match.
+
+    `empty_first` is `(?:)|(?:pattern)`: `finditer` on it yields the empty match at a
+    position and then, since Python refuses a second empty match at the same place,
+    the first *non-empty* match of the pattern there — PCRE's NOTEMPTY_ATSTART.
+    """
+
+    regex: re.Pattern[bytes]
+    empty_first: re.Pattern[bytes]
+
+    def match_nonempty_at(self, target: bytes, position: int) -> re.Match[bytes] | None:
+        """The first non-empty match starting exactly at `position`, if any."""
+        matches = self.empty_first.finditer(target, position)
+        next(matches, None)  # the empty alternative, at `position`
+        found = next(matches, None)
+        if found is None or found.start() != position or found.end() == position:
+            return None
+        return found
+
+
 @lru_cache(maxsize=512)
-def compile_pattern(pattern: bytes, options: Options) -> re.Pattern[bytes]:
+def compile_pattern(pattern: bytes, options: Options) -> Compiled:
     """Compile a PCRE2 pattern; raises PatternError or Unsupported."""
     flags = 0
     flags |= re.IGNORECASE if options.caseless else 0
@@ -516,7 +536,7 @@ def compile_pattern(pattern: bytes, options: Options) -> re.Pattern[bytes]:
     flags |= re.DOTALL if options.dotall else 0
     text = translate(pattern, extended=options.extended)
     try:
-        return re.compile(text, flags)
+        return Compiled(re.compile(text, flags), re.compile(b"(?:)|(?:" + text + b")", flags))
     except re.error as exc:
         raise PatternError(str(exc)) from exc
     except (OverflowError, RecursionError) as exc:  # pragma: no cover - defensive

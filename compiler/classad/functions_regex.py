@@ -14,7 +14,13 @@ import re
 
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
 from compiler.classad.functions_convert import from_bytes, to_bytes
-from compiler.classad.functions_pcre import Options, PatternError, Unsupported, compile_pattern
+from compiler.classad.functions_pcre import (
+    Compiled,
+    Options,
+    PatternError,
+    Unsupported,
+    compile_pattern,
+)
 from compiler.classad.values import ERROR, UNDEFINED, Value
 
 
@@ -27,7 +33,7 @@ def options_from(letters: str, upper_too: bool = False) -> Options:
     )
 
 
-def compiled(pattern: str, options: Options) -> re.Pattern[bytes] | None:
+def compiled(pattern: str, options: Options) -> Compiled | None:
     """The compiled pattern, or None when HTCondor would fail to compile it (or we
     cannot express it)."""
     try:
@@ -61,7 +67,7 @@ def regexp(args: list[Value], _ctx: FunctionContext) -> Value:
     regex = compiled(pattern, options_from(args[2] if len(args) == 3 else ""))
     if regex is None:
         return ERROR
-    return regex.search(to_bytes(target)) is not None
+    return regex.regex.search(to_bytes(target)) is not None
 
 
 def regexp_member(args: list[Value], _ctx: FunctionContext) -> Value:
@@ -84,7 +90,7 @@ def regexp_member(args: list[Value], _ctx: FunctionContext) -> Value:
             could_be_undefined = True
         elif not isinstance(element, str):
             return ERROR
-        elif regex is not None and regex.search(to_bytes(element)):
+        elif regex is not None and regex.regex.search(to_bytes(element)):
             return True
     return UNDEFINED if could_be_undefined else False
 
@@ -118,21 +124,33 @@ def _expand(template: bytes, match: re.Match[bytes]) -> bytes | None:
 
 
 def substitute(
-    regex: re.Pattern[bytes], target: bytes, template: bytes, whole: bool, every: bool
+    pattern: Compiled, target: bytes, template: bytes, whole: bool, every: bool
 ) -> bytes | None:
-    """HTCondor's substitution loop; None means ERROR.
+    """HTCondor's substitution loop (`regexp_helper`); None means ERROR.
 
-    Without `whole` the result is only the replacement text(s); with `every`, an empty
-    match anywhere is an ERROR in HTCondor 25.
+    Without `whole` the result is only the replacement text(s). With `every`, once a
+    match has been empty every later attempt is anchored and must be non-empty; when
+    one fails, one character is copied (even without `whole`) and plain searching
+    resumes. Failing that at the very end of the string makes HTCondor step past it,
+    which is an ERROR.
     """
     out = bytearray()
     position = 0
+    after_empty = False
     while True:
-        match = regex.search(target, position)
-        if match is None:
-            break
-        if every and match.end() == match.start():
-            return None
+        if after_empty:
+            match = pattern.match_nonempty_at(target, position)
+            if match is None:
+                if position >= len(target):
+                    return None
+                out += target[position : position + 1]
+                position += 1
+                after_empty = False
+                continue
+        else:
+            match = pattern.regex.search(target, position)
+            if match is None:
+                break
         if whole:
             out += target[position : match.start()]
         replacement = _expand(template, match)
@@ -140,6 +158,7 @@ def substitute(
             return None
         out += replacement
         position = match.end()
+        after_empty = after_empty or match.start() == match.end()
         if not every:
             break
     if whole:

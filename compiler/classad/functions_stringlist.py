@@ -209,7 +209,7 @@ def string_list_regexp_member(args: list[Value], _ctx: FunctionContext) -> Value
     pieces = tokens(text, delims)
     if not pieces:
         return UNDEFINED
-    return any(regex.search(p) for p in pieces)
+    return any(regex.regex.search(p) for p in pieces)
 
 
 BUILTINS: dict[str, FunctionImpl] = {

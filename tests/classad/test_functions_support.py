@@ -76,6 +76,8 @@ def from_oracle(v: Any) -> Any:
         return [from_oracle(e) for e in v]
     if isinstance(v, classad2.ClassAd):
         return {k: from_oracle(v.eval(k)) for k in v}
+    if isinstance(v, classad2.ExprTree):  # a list element kept as written (real("INF"))
+        return from_oracle(v.eval())
     return v
 
 

@@ -14,6 +14,9 @@ problem of a file at once, one per line as `<key path>: <problem>`, e.g.
 `spec/eras/condor-6.8.yaml: transitions[13].to: unknown activity of Claimed 'Retireing'
 (known: Idle, Busy, Suspended, Retiring); did you mean 'Retiring'?`.
 
+Modules: `ir` (the dataclasses), `read` (YAML, vocabulary, `extends` merge, errors),
+`resolve` (one era for one semantics), `checks` (whole-table checks), `load` (public API).
+
 Data files
 ----------
 spec/eras/base.yaml is the vocabulary (states, activities, events, predicates, actions,
@@ -48,8 +51,9 @@ Letter: letter, source, target (states), numbers, cause, citation.
 Timer: name, kind (timer | limit), default (seconds or None = no limit), default_text,
   meaning, on_expiry, predicate (for limits), fires (transition ids), citation, difference.
 Polling: fast_interval (POLLING_INTERVAL), slow_interval (UPDATE_INTERVAL), fast_states.
-Policy: name, meaning, aliases, variants ("_VANILLA", "_VM"), default, if_undefined
-  (fatal | not_true), difference.   Predicate: name, meaning.
+Policy: name, meaning, aliases, variants ("_VANILLA", "_VM": VARIANT_UNIVERSES maps each
+  suffix to its JobUniverse), default, if_undefined (fatal | not_true), difference.
+Predicate: name, meaning.
 Event: name, kind, meaning, how.   EventEffect: event, sources, actions, how.
 PublishRule: states, attribute, value ("<state>"/"<activity>" or ClassAd text), note.
 Citation: seed, section, anchor, functions, reference, recovered.
@@ -113,6 +117,7 @@ from compiler.spec.ir import (
     Timer,
     Transition,
     Trigger,
+    VARIANT_UNIVERSES,
 )
 from compiler.spec.load import load_spec, load_spec_file, spec_differences
 from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
@@ -140,6 +145,7 @@ __all__ = [
     "Timer",
     "Transition",
     "Trigger",
+    "VARIANT_UNIVERSES",
     "guard_names",
     "load_spec",
     "load_spec_file",

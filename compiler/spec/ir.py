@@ -15,6 +15,9 @@ TriggerKind = Literal["policy", "timer", "protocol", "command", "immediate"]
 Against = Literal["local", "job", "preempting_job"]
 NameKind = Literal["policy", "predicate", "attribute"]
 
+#: Policy-name suffix -> the job universe (JobUniverse) for which that knob is used instead.
+VARIANT_UNIVERSES: dict[str, int] = {"_VANILLA": 5, "_VM": 13}
+
 #: Trigger kinds whose guard is a policy condition tried during an evaluation pass.
 POLICY_KINDS: tuple[str, ...] = ("policy", "immediate")
 #: Trigger kinds fired by a named event (DESIGN.md trace events).

@@ -98,6 +98,7 @@ How the runtime drives a slot (no rule lives in runtime code)
 """
 
 from compiler.spec.ir import (
+    VARIANT_UNIVERSES,
     Action,
     ActivityChoice,
     Citation,
@@ -117,7 +118,6 @@ from compiler.spec.ir import (
     Timer,
     Transition,
     Trigger,
-    VARIANT_UNIVERSES,
 )
 from compiler.spec.load import load_spec, load_spec_file, spec_differences
 from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
@@ -125,6 +125,7 @@ from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
 __all__ = [
     "ERAS",
     "SEMANTICS",
+    "VARIANT_UNIVERSES",
     "Action",
     "ActivityChoice",
     "Citation",
@@ -145,7 +146,6 @@ __all__ = [
     "Timer",
     "Transition",
     "Trigger",
-    "VARIANT_UNIVERSES",
     "guard_names",
     "load_spec",
     "load_spec_file",

@@ -163,8 +163,16 @@ class Transition:
         return str(self.number) if self.numbered else f"{self.number}@{self.source}"
 
     @property
+    def policy_triggers(self) -> tuple[Trigger, ...]:
+        """The triggers tried on evaluation passes (kind policy), in row order."""
+        return tuple(t for t in self.triggers if t.kind == "policy")
+
+    @property
     def guard(self) -> str:
-        """The combined policy guard: disjunction of the policy triggers' guards ("" if none)."""
+        """The combined policy guard: disjunction of the policy triggers' guards ("" if none).
+
+        The disjuncts may be evaluated against different ads (each trigger's `against`);
+        a compiler that substitutes per context should walk `policy_triggers` instead."""
         guards: list[str] = []
         for trigger in self.triggers:
             if trigger.kind == "policy" and trigger.guard and trigger.guard not in guards:

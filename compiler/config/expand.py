@@ -1,19 +1,21 @@
-"""Macro expansion (stage: raw configuration value -> expanded text, at lookup time).
+"""Macro expansion (stage: raw configuration value -> expanded text, at look-up time).
 
-HTCondor keeps configuration values unexpanded and expands `$(NAME)` when a value is
-looked up, so `C = $(A)` sees the last `A` in the file. This module does that expansion
-over any `Resolver` (the reader's table while reading, the finished `Config` later):
+HTCondor keeps values unexpanded and expands them when they are looked up, so
+`C = $(A)` sees the last `A` in the file. Its algorithm, which this module follows step
+for step because the corner cases are visible in real files, is textual:
 
-* `$(NAME)` and `$(NAME:default)` (default used when NAME is undefined or empty; the
-  default may itself contain macros; the name may be built from macros, `$($(1))`);
-* `$(DOLLAR)` -> `$`; `$$(...)` is left as it is, for match time;
-* `$ENV(VAR)` / `$ENV(VAR:default)` (unset without default -> `UNDEFINED`);
-* the config-time functions `$INT`, `$REAL`, `$STRING`, `$EVAL`, `$SUBSTR`, `$CHOICE`,
-  `$BASENAME`, `$DIRNAME`, and `$RANDOM_INTEGER` / `$RANDOM_CHOICE` (made deterministic:
-  the first choice, so that a compiled policy is reproducible).
+1. find the leftmost macro: `$(`, `$ENV(`, `$INT(` ... (a `$$(` is never one);
+   a plain `$(...)` body must be a name (letters, digits, `_./`), optionally followed by
+   `:` and a default made of name characters, `$ ,\\:` and parenthesised groups; anything
+   else (a quote, say) means "not a macro" and the text stays as written;
+2. replace it by the *raw* value of the name (built-in defaults included), or by the
+   default text when that value is missing or empty, or by nothing;
+3. start again from the beginning, until no macro is left; then `$(DOLLAR)` becomes `$`.
 
-Unlike HTCondor, which loops forever on `A = $(B)`, `B = $(A)`, a cycle raises
-`MacroCycle` naming the chain. Expansion never evaluates user text with Python `eval`.
+`$RANDOM_INTEGER` / `$RANDOM_CHOICE` pick their first choice (HTCondor picks at random;
+a compiled policy must be reproducible). HTCondor loops forever on `A = $(B)`,
+`B = $(A)`; we stop after `MAX_STEPS` substitutions and raise `MacroCycle` naming the
+chain. Nothing here evaluates user text with Python `eval`.
 """
 
 from __future__ import annotations
@@ -26,11 +28,27 @@ from typing import Protocol
 
 from compiler.config.arith import ArithmeticError_, evaluate_arithmetic
 
-#: Deepest chain of nested macro references we follow before giving up.
-MAX_DEPTH = 400
+#: Substitutions one look-up may make before we call it a cycle.
+MAX_STEPS = 20000
+#: Longest expansion we build before we call it runaway growth.
+MAX_LENGTH = 1_000_000
 
-_NAME_CHARS = re.compile(r"[A-Za-z0-9_./]+\Z")
-_FUNCTION = re.compile(r"\$([A-Za-z_]+)\(")
+#: Characters allowed after the `:` of `$(NAME:default)` besides name characters.
+_DEFAULT_EXTRA = "$ ,\\:"
+_SPECIALS = {
+    "$ENV": "ENV",
+    "$RANDOM_CHOICE": "RANDOM_CHOICE",
+    "$RANDOM_INTEGER": "RANDOM_INTEGER",
+    "$CHOICE": "CHOICE",
+    "$SUBSTR": "SUBSTR",
+    "$INT": "INT",
+    "$REAL": "REAL",
+    "$STRING": "STRING",
+    "$EVAL": "EVAL",
+    "$BASENAME": "BASENAME",
+    "$DIRNAME": "DIRNAME",
+}
+_REFERENCE = re.compile(r"\$\(([A-Za-z0-9_./]+)[:)]")
 
 
 class Resolver(Protocol):
@@ -45,12 +63,12 @@ class MacroCycle(Exception):
     """A macro refers back to itself through other macros."""
 
     def __init__(self, chain: tuple[str, ...]) -> None:
-        super().__init__(" -> ".join(chain))
+        super().__init__(" -> ".join(chain) if chain else "expansion does not terminate")
         self.chain = chain
 
 
 class MacroProblem(Exception):
-    """A config-time function could not be evaluated (bad argument, too deep ...)."""
+    """A config-time function could not be evaluated (bad argument ...)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,248 +78,277 @@ class Context:
     env: Mapping[str, str]
 
 
-def find_close(text: str, open_pos: int) -> int:
-    """Index of the `)` matching the `(` at open_pos, or -1 (nesting aware)."""
-    depth = 0
-    for pos in range(open_pos, len(text)):
+@dataclass(frozen=True, slots=True)
+class Macro:
+    """One macro found in a text: `text[start:end]` is `$KIND(body)`."""
+
+    kind: str
+    start: int
+    end: int
+    body: str
+
+
+def _is_name_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char in "_./")
+
+
+def _kind(prefix: str) -> tuple[str, bool] | None:
+    """(kind, body restricted to names) for a `$PREFIX(`, or None if not a macro."""
+    if prefix == "$":
+        return "NORMAL", True
+    if prefix.startswith("$$"):
+        return None
+    if prefix.startswith("$F") and all(c.lower() in "pnxdqabfwu" for c in prefix[2:]):
+        return "FILENAME", False
+    kind = _SPECIALS.get(prefix)
+    if kind is None:
+        return None
+    return kind, kind == "ENV"
+
+
+def _scan_body(text: str, start: int, names_only: bool) -> int:
+    """Index of the `)` closing a body that starts at `start`, or -1 if invalid."""
+    pos = start
+    if not names_only:
+        close = text.find(")", pos)
+        return close
+    after_colon = False
+    while pos < len(text) and text[pos] != ")":
         char = text[pos]
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-            if depth == 0:
-                return pos
-    return -1
+        pos += 1
+        if char == ":" and not after_colon:
+            after_colon = True
+            continue
+        if after_colon:
+            if char == "(":
+                close = text.find(")", pos)
+                if close >= 0:
+                    pos = close + 1
+                    continue
+            elif char in _DEFAULT_EXTRA:
+                continue
+        if not _is_name_char(char):
+            return -1
+    return pos if pos < len(text) else -1
 
 
-def split_default(body: str) -> tuple[str, str | None]:
-    """`NAME:default` -> (NAME, default); the colon outside nested `$(...)`."""
-    depth = 0
-    for pos, char in enumerate(body):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == ":" and depth == 0:
-            return body[:pos], body[pos + 1 :]
-    return body, None
-
-
-def expand(text: str, resolver: Resolver, context: Context, stack: tuple[str, ...] = ()) -> str:
-    """Expand every macro in `text`; `stack` holds the names being expanded."""
-    if "$" not in text:
-        return text
-    out: list[str] = []
-    pos = 0
+def next_macro(
+    text: str, start: int = 0, skip: Callable[[Macro], bool] | None = None
+) -> Macro | None:
+    """The leftmost macro at or after `start` that `skip` does not reject."""
+    pos = start
     while True:
         dollar = text.find("$", pos)
         if dollar < 0:
-            out.append(text[pos:])
-            return "".join(out)
-        out.append(text[pos:dollar])
-        consumed = _expand_one(text, dollar, resolver, context, stack, out)
-        pos = consumed
-
-
-def _expand_one(
-    text: str,
-    dollar: int,
-    resolver: Resolver,
-    context: Context,
-    stack: tuple[str, ...],
-    out: list[str],
-) -> int:
-    """Expand the macro starting at `dollar`, append its text, return the next index."""
-    nxt = text[dollar + 1 : dollar + 2]
-    if nxt == "$" and text[dollar + 2 : dollar + 3] == "(":
-        close = find_close(text, dollar + 2)
-        if close < 0:
-            out.append(text[dollar:])
-            return len(text)
-        out.append(text[dollar : close + 1])
-        return close + 1
-    if nxt == "(":
-        close = find_close(text, dollar + 1)
-        if close < 0:
-            out.append(text[dollar:])
-            return len(text)
-        body = text[dollar + 2 : close]
-        replacement = _expand_reference(body, resolver, context, stack)
-        if replacement is None:
-            out.append(text[dollar : close + 1])
-        else:
-            out.append(replacement)
-        return close + 1
-    match = _FUNCTION.match(text, dollar)
-    if match:
-        close = find_close(text, match.end() - 1)
-        if close >= 0:
-            body = text[match.end() : close]
-            result = _function(match.group(1), body, resolver, context, stack)
-            if result is not None:
-                out.append(result)
-                return close + 1
-    out.append("$")
-    return dollar + 1
-
-
-def _expand_reference(
-    body: str, resolver: Resolver, context: Context, stack: tuple[str, ...]
-) -> str | None:
-    """The text for `$(body)`, or None when body is not a macro reference."""
-    name, default = split_default(body)
-    if "$" in name:
-        name = expand(name, resolver, context, stack)
-    name = name.strip()
-    if not _NAME_CHARS.match(name):
-        return None
-    if name.upper() == "DOLLAR" and default is None:
-        return "$"
-    key = name.upper()
-    if key in stack:
-        start = stack.index(key)
-        raise MacroCycle((*stack[start:], key))
-    if len(stack) >= MAX_DEPTH:
-        raise MacroProblem(f"macro references nested more than {MAX_DEPTH} deep at $({name})")
-    raw = resolver.raw(name)
-    if not raw:
-        if default is None:
-            return ""
-        return expand(default, resolver, context, stack)
-    return expand(raw, resolver, context, (*stack, key))
-
-
-def _lookup_expanded(
-    name: str, resolver: Resolver, context: Context, stack: tuple[str, ...]
-) -> str:
-    return _expand_reference(name.strip(), resolver, context, stack) or ""
-
-
-def _function(
-    fname: str, body: str, resolver: Resolver, context: Context, stack: tuple[str, ...]
-) -> str | None:
-    """Config-time functions; None leaves the text as written (unknown function)."""
-    match fname:
-        case "ENV":
-            var, default = split_default(body)
-            var = expand(var, resolver, context, stack).strip()
-            value = context.env.get(var)
-            if value is None:
-                return "UNDEFINED" if default is None else expand(default, resolver, context, stack)
-            return value
-        case "RANDOM_INTEGER":
-            args = _args(expand(body, resolver, context, stack))
-            try:
-                return str(int(args[0]))
-            except (ValueError, IndexError) as err:
-                raise MacroProblem(f"$RANDOM_INTEGER({body}) needs integer bounds") from err
-        case "RANDOM_CHOICE":
-            args = _args(expand(body, resolver, context, stack))
-            return args[0] if args else ""
-        case "INT" | "REAL" | "EVAL" | "STRING":
-            return _evaluate(fname, body, resolver, context, stack)
-        case "SUBSTR":
-            return _substr(body, resolver, context, stack)
-        case "CHOICE":
-            args = _args(body)
-            if not args:
-                raise MacroProblem("$CHOICE() needs an index and a list")
-            index = _evaluate("INT", args[0], resolver, context, stack)
-            choices = args[1:]
-            if len(choices) == 1:
-                choices = _args(_lookup_expanded(choices[0], resolver, context, stack))
-            position = int(index)
-            if not 0 <= position < len(choices):
-                raise MacroProblem(f"$CHOICE index {position} is out of range")
-            return expand(choices[position], resolver, context, stack)
-        case "BASENAME":
-            return posixpath.basename(_lookup_expanded(body, resolver, context, stack))
-        case "DIRNAME":
-            return posixpath.dirname(_lookup_expanded(body, resolver, context, stack))
-        case _:
             return None
+        cursor = dollar + 1
+        if cursor < len(text) and text[cursor] == "$":
+            cursor += 1
+        while (
+            cursor < len(text)
+            and text[cursor].isascii()
+            and (text[cursor].isalnum() or text[cursor] == "_")
+        ):
+            cursor += 1
+        if cursor < len(text) and text[cursor] == "(":
+            found = _kind(text[dollar:cursor])
+            if found is not None:
+                kind, names_only = found
+                close = _scan_body(text, cursor + 1, names_only)
+                if close < 0:
+                    pos = cursor + 1
+                    continue
+                macro = Macro(kind, dollar, close + 1, text[cursor + 1 : close])
+                if skip is not None and skip(macro):
+                    pos = close
+                    continue
+                return macro
+        pos = cursor if cursor > dollar else dollar + 1
 
 
-def _args(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",")]
+def _is_dollar(macro: Macro) -> bool:
+    return macro.kind == "NORMAL" and macro.body.upper() == "DOLLAR"
 
 
-def _evaluate(
-    fname: str, body: str, resolver: Resolver, context: Context, stack: tuple[str, ...]
-) -> str:
-    """`$INT(NAME[,fmt])` and friends: NAME's value evaluated as arithmetic."""
-    args = _args(body)
-    target = args[0]
-    if _NAME_CHARS.match(target) and not target.lstrip("-").replace(".", "", 1).isdigit():
-        text = _lookup_expanded(target, resolver, context, stack)
-    else:
-        text = expand(target, resolver, context, stack)
-    if fname == "STRING":
+def expand(text: str, resolver: Resolver, context: Context, stack: tuple[str, ...] = ()) -> str:
+    """Expand every macro in `text` the way HTCondor's `expand_macro` does.
+
+    `stack` names the macro being looked up (for the cycle message only).
+    """
+    steps = 0
+    while True:
+        macro = next_macro(text, 0, _is_dollar)
+        if macro is None:
+            break
+        steps += 1
+        if steps > MAX_STEPS or len(text) > MAX_LENGTH:
+            raise MacroCycle(find_cycle(stack, text, resolver))
+        replacement = evaluate_macro(macro, resolver, context)
+        text = text[: macro.start] + replacement + text[macro.end :]
+    while True:
+        macro = next_macro(text, 0, lambda m: not _is_dollar(m))
+        if macro is None:
+            return text
+        text = text[: macro.start] + "$" + text[macro.end :]
+
+
+def evaluate_macro(macro: Macro, resolver: Resolver, context: Context) -> str:
+    """The text that replaces one macro (for `$(NAME)`: a raw value, not yet expanded)."""
+    match macro.kind:
+        case "NORMAL":
+            name, colon, default = macro.body.partition(":")
+            value = resolver.raw(name)
+            if colon and not value:
+                return default
+            return value or ""
+        case "ENV":
+            name, colon, default = macro.body.partition(":")
+            found = context.env.get(name)
+            if found is None:
+                return default if colon else "UNDEFINED"
+            return found
+        case "RANDOM_INTEGER":
+            first = macro.body.split(",")[0].strip()
+            try:
+                return str(int(first))
+            except ValueError:
+                return "0"
+        case "RANDOM_CHOICE":
+            entries = [e.strip() for e in macro.body.split(",")]
+            if len(entries) == 1:
+                listed = resolver.raw(entries[0])
+                if listed is not None:
+                    items = re.split(r"[\s,]+", expand(listed, resolver, context).strip())
+                    entries = [i for i in items if i]
+            return entries[0] if entries else ""
+        case "INT" | "REAL" | "EVAL" | "STRING":
+            return _evaluate(macro, resolver, context)
+        case "SUBSTR":
+            return _substr(macro.body, resolver, context)
+        case "CHOICE":
+            return _choice(macro.body, resolver, context)
+        case "BASENAME" | "DIRNAME" | "FILENAME":
+            value = resolver.raw(macro.body.split(",")[0].strip()) or macro.body
+            path = expand(value, resolver, context)
+            if macro.kind == "DIRNAME":
+                return posixpath.dirname(path)
+            return posixpath.basename(path) if macro.kind == "BASENAME" else path
+        case _:  # pragma: no cover - _kind only produces the kinds above
+            raise AssertionError(macro.kind)
+
+
+def _macro_value(name: str, resolver: Resolver, context: Context) -> str:
+    value = resolver.raw(name.strip())
+    text = name.strip() if value is None else value
+    return expand(text, resolver, context) if "$" in text else text
+
+
+def _evaluate(macro: Macro, resolver: Resolver, context: Context) -> str:
+    """`$INT(NAME[,fmt])` and friends: NAME's value (or the text) evaluated as a number."""
+    name = macro.body.split(",")[0]
+    text = _macro_value(name, resolver, context)
+    if macro.kind == "STRING":
+        stripped = text.strip()
+        if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+            return stripped[1:-1]
         return text
     try:
         value = evaluate_arithmetic(text)
     except ArithmeticError_ as err:
-        raise MacroProblem(f"${fname}({body}): cannot evaluate '{text}': {err}") from err
-    if fname == "INT":
+        raise MacroProblem(f"${macro.kind}({macro.body}): '{text}' is not a number: {err}") from err
+    if macro.kind == "INT":
         return str(int(value))
-    if fname == "REAL":
-        return repr(float(value))
+    if macro.kind == "REAL":
+        return f"{float(value):.16G}"
     return str(value)
 
 
-def _substr(body: str, resolver: Resolver, context: Context, stack: tuple[str, ...]) -> str:
-    args = _args(body)
-    if len(args) < 2:
-        raise MacroProblem("$SUBSTR(name, start[, length]) needs a start")
-    text = _lookup_expanded(args[0], resolver, context, stack)
+def _substr(body: str, resolver: Resolver, context: Context) -> str:
+    parts = [p.strip() for p in body.split(",")]
+    if len(parts) < 2:
+        raise MacroProblem(f"$SUBSTR({body}) needs a start position")
+    text = _macro_value(parts[0], resolver, context)
     try:
-        start = int(args[1])
-        length = int(args[2]) if len(args) > 2 else None
+        start = int(parts[1])
+        length = int(parts[2]) if len(parts) > 2 else None
     except ValueError as err:
-        raise MacroProblem(f"$SUBSTR({body}): start and length must be integers") from err
+        raise MacroProblem(f"$SUBSTR({body}): positions must be integers") from err
     if start < 0:
         start = max(0, len(text) + start)
     piece = text[start:]
     if length is not None:
-        piece = piece[:length]
+        piece = piece[: max(0, length if length >= 0 else len(piece) + length)]
     return piece
+
+
+def _choice(body: str, resolver: Resolver, context: Context) -> str:
+    parts = [p.strip() for p in body.split(",")]
+    try:
+        index = int(evaluate_arithmetic(_macro_value(parts[0], resolver, context)))
+    except ArithmeticError_ as err:
+        raise MacroProblem(f"$CHOICE({body}): the index is not a number") from err
+    choices = parts[1:]
+    if len(choices) == 1 and resolver.raw(choices[0]) is not None:
+        choices = [c.strip() for c in _macro_value(choices[0], resolver, context).split(",")]
+    if not 0 <= index < len(choices):
+        raise MacroProblem(f"$CHOICE({body}): index {index} is out of range")
+    return choices[index]
+
+
+def references(raw: str) -> list[str]:
+    """Upper-cased names a raw value refers to with `$(NAME)` or `$(NAME:...)`."""
+    return [m.group(1).upper() for m in _REFERENCE.finditer(raw)]
+
+
+def find_cycle(stack: tuple[str, ...], text: str, resolver: Resolver) -> tuple[str, ...]:
+    """A chain of names that refer to each other, reachable from `text` (for messages)."""
+    path: list[str] = list(stack)
+    seen: set[str] = set()
+
+    def visit(name: str) -> tuple[str, ...] | None:
+        if name in path:
+            return (*path[path.index(name) :], name)
+        if name in seen:
+            return None
+        seen.add(name)
+        path.append(name)
+        for ref in references(resolver.raw(name) or ""):
+            found = visit(ref)
+            if found:
+                return found
+        path.pop()
+        return None
+
+    for name in references(text):
+        found = visit(name)
+        if found:
+            return found
+    return tuple(stack)
 
 
 def expand_self(value: str, selves: frozenset[str], previous: Callable[[str], str | None]) -> str:
     """Replace references to the name being assigned by its previous raw value.
 
-    This happens at assignment time (`START = ($(START)) || ...` extends the previous
-    START, or its built-in default); every other macro is left for lookup time, exactly
-    like HTCondor's `expand_self_macro`. `selves` holds the upper-cased names that count
-    as "self" (the name, and for `STARTD.X` also `X`); `previous(name)` gives the raw
-    value a reference would see now. `$(NAME:default)` uses the default when that is
-    empty.
+    Done at assignment time, like HTCondor's `expand_self_macro`: `START = ($(START)) ||
+    ...` extends the earlier START (or the built-in default); every other macro waits
+    for look-up time. `selves` holds the upper-cased names that count as self (for
+    `STARTD.X` also `X`); `previous(name)` is the raw value such a reference sees now.
     """
-    if "$(" not in value:
-        return value
-    out: list[str] = []
-    pos = 0
+
+    def not_self(macro: Macro) -> bool:
+        if macro.kind not in ("NORMAL", "FILENAME"):
+            return True
+        return macro.body.partition(":")[0].upper() not in selves
+
+    steps = 0
     while True:
-        dollar = value.find("$(", pos)
-        if dollar < 0:
-            out.append(value[pos:])
-            return "".join(out)
-        close = find_close(value, dollar + 1)
-        if close < 0:
-            out.append(value[pos:])
-            return "".join(out)
-        if dollar > 0 and value[dollar - 1] == "$":
-            out.append(value[pos : close + 1])
-            pos = close + 1
-            continue
-        ref, default = split_default(value[dollar + 2 : close])
-        out.append(value[pos:dollar])
-        if ref.strip().upper() in selves:
-            earlier = previous(ref.strip())
-            if earlier:
-                out.append(earlier)
-            elif default is not None:
-                out.append(expand_self(default, selves, previous))
-        else:
-            out.append(value[dollar : close + 1])
-        pos = close + 1
+        macro = next_macro(value, 0, not_self)
+        if macro is None:
+            return value
+        steps += 1
+        if steps > MAX_STEPS:
+            return value
+        name, colon, default = macro.body.partition(":")
+        earlier = previous(name)
+        replacement = default if colon and not earlier else (earlier or "")
+        value = value[: macro.start] + replacement + value[macro.end :]

@@ -173,7 +173,7 @@ def parse_statement(text: str) -> Statement:
         op, op_start, value_start = found
         words = text[pos:op_start]
     rest = text[value_start:]
-    value = rest.strip()
+    value = rest.lstrip()
     value_column = value_start + (len(rest) - len(rest.lstrip())) + 1
     keyword = name[1:] if name.startswith("@") else name
     if op == ":":

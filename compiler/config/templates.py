@@ -20,8 +20,6 @@ from typing import Any
 
 import yaml
 
-from compiler.config.expand import find_close
-
 
 @dataclass(frozen=True, slots=True)
 class Template:
@@ -77,6 +75,20 @@ def suggest(category: str, name: str) -> str:
     if close:
         return " (did you mean " + " or ".join(by_upper[c] for c in close) + "?)"
     return ""
+
+
+def find_close(text: str, open_pos: int) -> int:
+    """Index of the `)` matching the `(` at open_pos (nested () and [] allowed), or -1."""
+    depth = 0
+    for pos in range(open_pos, len(text)):
+        char = text[pos]
+        if char in "([":
+            depth += 1
+        elif char in ")]":
+            depth -= 1
+            if depth == 0:
+                return pos if char == ")" else -1
+    return -1
 
 
 def split_uses(text: str) -> list[TemplateUse]:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.config import ConfigError, load_config
+from compiler.config import Config, ConfigError, load_config
 from compiler.errors import PolicyError
 from tests.config.oracle_config import clean_env, oracle_param
 
@@ -89,9 +89,13 @@ class Comparison:
     our_error: str | None
     mismatches: dict[str, tuple[str | None, str | None]]
     compared: int
+    oracle_hung: bool = False
+    our_cycle: str | None = None
 
     @property
     def agrees(self) -> bool:
+        if self.oracle_hung:
+            return self.our_cycle is not None or self.our_error is not None
         if self.oracle_refused or self.our_error is not None:
             return self.oracle_refused == (self.our_error is not None)
         return not self.mismatches
@@ -118,6 +122,8 @@ def compare(
         if key not in UNCOMPARABLE and "$RANDOM_" not in (ours.raw(n) or "")
     ]
     result = oracle_param(config, wanted, env=env)
+    if result.hung:
+        return Comparison(True, result.message, None, {}, 0, True, _first_cycle(ours, wanted))
     if result.refused:
         return Comparison(True, result.message, None, {}, 0)
     mismatches: dict[str, tuple[str | None, str | None]] = {}
@@ -130,6 +136,17 @@ def compare(
         if _normal(mine) != _normal(theirs):
             mismatches[name] = (mine, theirs)
     return Comparison(False, result.message, None, mismatches, len(wanted))
+
+
+def _first_cycle(config: Config, names: Iterable[str]) -> str | None:
+    """The first cyclic-macro error our reader reports for `names` (HTCondor hangs)."""
+    for name in names:
+        try:
+            config.get(name)
+        except ConfigError as err:
+            if "cyclic" in err.message:
+                return err.format()
+    return None
 
 
 def _normal(value: str | None) -> str | None:

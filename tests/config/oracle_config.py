@@ -36,7 +36,7 @@ print("\x00ORACLE" + json.dumps(out))
 """
 
 #: Seconds before a look-up is declared hung (HTCondor spins forever on cyclic macros).
-TIMEOUT = 20
+TIMEOUT = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,7 @@ class OracleResult:
     refused: bool
     message: str
     values: dict[str, str | None]
+    hung: bool = False
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -77,7 +78,7 @@ def oracle_param(
             cwd=cwd or config.parent,
         )
     except subprocess.TimeoutExpired:
-        return OracleResult(True, "timed out (HTCondor hangs on this configuration)", {})
+        return OracleResult(True, "timed out (HTCondor hangs on this configuration)", {}, True)
     marker = result.stdout.find("\x00ORACLE")
     if result.returncode != 0 or marker < 0:
         return OracleResult(True, (result.stderr or result.stdout).strip(), {})

@@ -1,0 +1,49 @@
+"""Property: for generated configuration files our reader agrees with HTCondor's.
+
+Agreement means: both refuse the file, or both load it and `get(NAME)` equals
+`htcondor2.param` (through `condor_config_val`-style string look-up) for every name of
+the grammar and the policy names, after whitespace normalisation.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+
+from tests.config.differential import compare
+from tests.config.strategies import NAMES, config_text
+
+pytestmark = pytest.mark.oracle
+
+
+def _check(text: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "generated.config"
+        path.write_text(text)
+        result = compare(path, NAMES)
+        if result.oracle_hung:
+            assert result.our_cycle is not None, f"HTCondor hangs; we see no cycle:\n{text}"
+            return
+        if result.oracle_refused:
+            assert result.our_error is not None, (
+                f"HTCondor refuses ({result.oracle_message}) but we load:\n{text}"
+            )
+            return
+        assert result.our_error is None, f"we refuse: {result.our_error}\n{text}"
+        assert result.mismatches == {}, text
+
+
+@settings(max_examples=60)
+@given(config_text())
+def test_generated_configs_match_htcondor(text: str) -> None:
+    _check(text)
+
+
+@pytest.mark.slow
+@settings(max_examples=600)
+@given(config_text())
+def test_generated_configs_match_htcondor_many(text: str) -> None:
+    _check(text)

@@ -20,8 +20,10 @@ Modules: `ir` (the dataclasses), `read` (YAML, vocabulary, `extends` merge, erro
 Data files
 ----------
 spec/eras/base.yaml is the vocabulary (states, activities, events, predicates, actions,
-policy names, attributes, each with a meaning). condor-6.4.yaml and condor-6.8.yaml are
-full eras; htcondor-current.yaml `extends: condor-6.8` and writes only what changed.
+policy names, attributes, each with a meaning). condor-6.8.yaml is a full era;
+htcondor-current.yaml `extends: condor-6.8` and writes only what changed; condor-6.4.yaml
+extends it for the shared sections but has its own rows (`inherit_transitions: false`).
+spec/eras/README.md lists the YAML keys.
 Values written `{manual: x, code: y}` and rows/triggers marked `semantics: manual|code`
 are resolved at load time: an `EraSpec` is always for exactly one semantics.
 
@@ -41,7 +43,8 @@ Pair: state, activity ("*" only as a target: "Preempting/*"); str() "Claimed/Bus
 Transition: number (int, or "unnumbered:<name>"), letter, source, target, triggers,
   actions, activity_choice, summary, citation, difference; id (unique: "14" or
   "unnumbered:kill_claim@Claimed/Busy"), numbered, guard (combined: disjunction of the
-  policy triggers' guards, "" for pure events), trigger_text, targets (concrete pairs).
+  policy triggers' guards, "" for pure events), policy_triggers, trigger_text, targets
+  (concrete pairs).
 Trigger: kind (policy | immediate | protocol | command | timer), name (event or timer
   name), guard, against (local | job | preempting_job), how, order, actions, activity,
   note, difference; describe().
@@ -78,7 +81,8 @@ How the runtime drives a slot (no rule lives in runtime code)
   fast_states, else every slow_interval; also when an `evaluate` action asks): walk
   `state.evaluation_order`, skipping steps whose source is not the current pair; the first
   step whose guard holds fires its transition with that trigger.
-* Event E (payload `how`): first run the actions of every EventEffect for E whose sources
+* Event E (payload `how`): job_exit and starter_exit first make JobRunning FALSE (the
+  starter is gone); then run the actions of every EventEffect for E whose sources
   contain the current pair (and whose `how` is empty or contains the payload), except
   `evaluate`; then try, in row order, the triggers of kind protocol/command named E from the
   current pair (`how` empty or matching) whose guard holds; the first fires. If none fired

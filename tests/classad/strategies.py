@@ -92,8 +92,31 @@ _policy_leaves = st.one_of(
 )
 
 
+#: Builtins that policies use (time() and random() are left out: they vary per call).
+FUNCTIONS = [
+    "ifThenElse", "isUndefined", "isError", "isString", "isInteger", "isReal", "isBoolean",
+    "isList", "isClassAd", "strcat", "member", "identicalMember", "size", "int", "real",
+    "string", "bool", "floor", "ceiling", "round", "toLower", "toUpper", "substr", "strcmp",
+    "stricmp", "stringListMember", "stringListIMember", "stringListSize", "regexp", "sum",
+    "min", "max", "avg", "join", "split", "quantize", "NoSuchFunction",
+]  # fmt: skip
+
+_EVAL_TEXT = st.sampled_from(
+    ["KeyboardIdle + 1", "Owner", "MY.Flag", "TARGET.Rank", "1 +", "U", 'eval("E")', ""]
+)
+
+
+def _calls(children: st.SearchStrategy[ast.Expr]) -> st.SearchStrategy[ast.Expr]:
+    return st.one_of(
+        st.builds(ast.Call, st.sampled_from(FUNCTIONS), st.lists(children, max_size=3).map(tuple)),
+        st.builds(ast.Call, st.just("eval"), st.tuples(st.builds(ast.String, _EVAL_TEXT))),
+        st.builds(ast.Call, st.just("eval"), st.tuples(children)),
+    )
+
+
 def _policy_compound(children: st.SearchStrategy[ast.Expr]) -> st.SearchStrategy[ast.Expr]:
     return st.one_of(
+        _calls(children),
         st.builds(ast.Unary, st.sampled_from(sorted(ast.UNARY_OPS)), children),
         st.builds(ast.Binary, st.sampled_from(sorted(ast.BINARY_OPS)), children, children),
         st.builds(
@@ -122,4 +145,95 @@ def ads(max_leaves: int = 6) -> st.SearchStrategy[dict[str, ast.Expr]]:
     """An ad: some VOCAB names bound to expressions (which may refer to each other)."""
     return st.dictionaries(
         st.sampled_from(VOCAB), policy_exprs(max_leaves=max_leaves), max_size=len(VOCAB)
+    )
+
+
+# ---------------------------------------------------------------- well-typed trees
+# Mostly sensible policy expressions (numbers compared with numbers, strings with
+# strings), so that results are TRUE/FALSE/numbers far more often than ERROR.
+
+NUMERIC_NAMES = ["KeyboardIdle", "LoadAvg", "Memory", "Rank"]
+_scopes = st.sampled_from([None, None, None, "MY", "TARGET"])
+
+
+def _numeric_leaves() -> st.SearchStrategy[ast.Expr]:
+    return st.one_of(
+        st.builds(ast.Integer, st.integers(-3, 2000)),
+        st.builds(ast.Real, st.sampled_from([0.0, 0.25, 0.3, 1.5, -2.5, 899.9999999999])),
+        st.builds(ast.AttrRef, st.sampled_from(NUMERIC_NAMES), _scopes),
+        st.builds(ast.AttrRef, st.sampled_from(NUMERIC_NAMES), _scopes),
+        st.just(ast.UndefinedLit()),
+    )
+
+
+def numeric_exprs(max_leaves: int = 8) -> st.SearchStrategy[ast.Expr]:
+    return st.recursive(
+        _numeric_leaves(),
+        lambda c: st.one_of(
+            st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "%"]), c, c),
+            st.builds(ast.Unary, st.just("-"), c),
+            st.builds(ast.Elvis, c, c),
+            st.builds(ast.Call, st.sampled_from(["int", "real", "floor", "round"]), st.tuples(c)),
+            st.builds(
+                ast.Call,
+                st.sampled_from(["min", "max", "sum"]),
+                st.tuples(st.builds(ast.ListExpr, st.lists(c, min_size=1, max_size=3).map(tuple))),
+            ),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+_owner = st.one_of(
+    st.builds(ast.AttrRef, st.just("Owner"), _scopes),
+    st.builds(ast.String, _strings),
+)
+
+
+def _boolean_leaves() -> st.SearchStrategy[ast.Expr]:
+    num = numeric_exprs(4)
+    return st.one_of(
+        st.builds(ast.Binary, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), num, num),
+        st.builds(ast.Binary, st.sampled_from(["==", "!=", "=?=", "=!=", "<"]), _owner, _owner),
+        st.builds(ast.Binary, st.sampled_from(["=?=", "=!="]), num, st.just(ast.UndefinedLit())),
+        st.builds(ast.Boolean, st.booleans()),
+        st.builds(ast.AttrRef, st.just("Flag"), _scopes),
+        st.builds(ast.Call, st.sampled_from(["isUndefined", "isError"]), st.tuples(num)),
+        st.builds(
+            ast.Call,
+            st.sampled_from(["stringListMember", "regexp", "member"]),
+            st.tuples(_owner, st.builds(ast.String, st.sampled_from(["coltrane,tyner", "^c", ""]))),
+        ),
+    )
+
+
+def boolean_exprs(max_leaves: int = 8) -> st.SearchStrategy[ast.Expr]:
+    return st.recursive(
+        _boolean_leaves(),
+        lambda c: st.one_of(
+            st.builds(ast.Binary, st.sampled_from(["&&", "||", "&&", "||", "=?="]), c, c),
+            st.builds(ast.Unary, st.just("!"), c),
+            st.builds(ast.Conditional, c, c, c),
+            st.builds(ast.Call, st.just("ifThenElse"), st.tuples(c, c, c)),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+def typed_exprs() -> st.SearchStrategy[ast.Expr]:
+    return st.one_of(boolean_exprs(), numeric_exprs(), boolean_exprs())
+
+
+def typed_ads() -> st.SearchStrategy[dict[str, ast.Expr]]:
+    """An ad whose numeric names hold numbers, Owner a string and Flag a boolean."""
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            **{
+                n: st.one_of(st.builds(ast.Integer, st.integers(0, 3000)), numeric_exprs(4))
+                for n in NUMERIC_NAMES
+            },
+            "Owner": st.builds(ast.String, _strings),
+            "Flag": boolean_exprs(4),
+        },
     )

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from compiler.classad import ast, unparse
 from compiler.classad.evaluator import evaluate
 from tests.classad.oracle_support import oracle_eval, same
-from tests.classad.strategies import ads, policy_exprs
+from tests.classad.strategies import ads, policy_exprs, typed_ads, typed_exprs
 
 pytestmark = pytest.mark.oracle
 
@@ -60,3 +60,15 @@ def _parse(text: str) -> ast.Expr:
     from compiler.classad import parse
 
     return parse(text)
+
+
+@given(typed_exprs(), typed_ads(), typed_ads())
+@settings(max_examples=EXAMPLES)
+def test_well_typed_policies_against_two_ads(expr: ast.Expr, my: dict, target: dict) -> None:
+    _check(expr, my, target)
+
+
+@given(typed_exprs(), typed_ads())
+@settings(max_examples=EXAMPLES)
+def test_well_typed_policies_against_one_ad(expr: ast.Expr, my: dict) -> None:
+    _check(expr, my, None)

@@ -1,0 +1,327 @@
+"""The compiled state table: one row per transition of an era's spec, joined with a policy.
+
+Stage: output of `compiler.policy.compile_policy`; input of the diagram renderer, the
+runtime and the checks. A row keeps its spec `Transition` (triggers, actions, citation) and
+adds, for every guard the row can test, the expanded ClassAd text (configuration
+substituted), the simplified text, a status (live | dead | always) and a compiled
+predicate. This module only holds and renders tables; it computes nothing about policy.
+
+Status of a row: "dead" when no trigger of the row can ever fire (every policy guard
+simplifies to something that is never TRUE, and there is no event or timer trigger whose
+guard is satisfiable); "always" when the row's combined policy guard is always TRUE;
+"live" otherwise. `policy_status` is the status of the combined policy guard alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from compiler.classad.ast import Expr
+from compiler.classad.values import ERROR, UNDEFINED
+from compiler.spec.ir import EraSpec, Pair, Transition
+
+Status = Literal["live", "dead", "always"]
+
+#: Version of the JSON written by `StateTable.to_json` (README "State table JSON").
+JSON_SCHEMA_VERSION = 1
+
+
+def holds(value: Any) -> bool:
+    """The startd's boolean test (EvaluateAttrBoolEquiv): TRUE or a non-zero number holds;
+    FALSE, zero, UNDEFINED, ERROR, strings, lists and ads do not."""
+    if value is UNDEFINED or value is ERROR:
+        return False
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0 and value == value  # NaN does not hold
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledGuard:
+    """One guard of a row, from spec text to compiled predicate.
+
+    `text` is the spec's guard (over policy names and predicates); `expanded` has the
+    configuration's expressions substituted (and, for `against == "local"`, job attributes
+    replaced by UNDEFINED); `simplified` is the sound simplification of `expanded`.
+    `predicate(my, target, now=...)` evaluates `simplified` and returns a ClassAd value;
+    `test(...)` applies the startd's boolean test to it.
+    """
+
+    text: str
+    against: str
+    expanded: str
+    simplified: str
+    expr: Expr
+    status: Status
+    minimised: bool = True
+    notes: tuple[str, ...] = ()
+    predicate: Callable[..., Any] = field(default=lambda *a, **k: True, compare=False, repr=False)
+
+    def test(
+        self, my: Mapping[str, Any], target: Mapping[str, Any] | None = None, **kw: Any
+    ) -> bool:
+        return holds(self.predicate(my, target, **kw))
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """A transition joined with a policy.
+
+    `triggers[i]` is the compiled guard of `transition.triggers[i]` (None for a trigger
+    without a guard, e.g. a plain event or a timer); `choices[i]` compiles
+    `transition.activity_choice[i]`; `guard` is the combined policy guard (None when the
+    row has no policy trigger).
+    """
+
+    transition: Transition
+    guard: CompiledGuard | None
+    triggers: tuple[CompiledGuard | None, ...]
+    choices: tuple[CompiledGuard, ...]
+    status: Status
+    policy_status: Status | None
+
+    @property
+    def id(self) -> str:
+        return self.transition.id
+
+    @property
+    def number(self) -> int | str:
+        return self.transition.number
+
+    @property
+    def letter(self) -> str | None:
+        return self.transition.letter
+
+    @property
+    def source(self) -> tuple[str, str]:
+        return (self.transition.source.state, self.transition.source.activity)
+
+    @property
+    def target(self) -> tuple[str, str]:
+        return (self.transition.target.state, self.transition.target.activity)
+
+    @property
+    def trigger(self) -> str:
+        return self.transition.trigger_text
+
+    @property
+    def guard_text(self) -> str:
+        return self.guard.expanded if self.guard else ""
+
+    @property
+    def simplified(self) -> str:
+        return self.guard.simplified if self.guard else ""
+
+    @property
+    def citation(self) -> str:
+        return str(self.transition.citation)
+
+    @property
+    def minimised(self) -> bool:
+        return all(g.minimised for g in self._guards())
+
+    def _guards(self) -> list[CompiledGuard]:
+        found = [g for g in self.triggers if g is not None]
+        if self.guard is not None:
+            found.append(self.guard)
+        return found
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row in the stable JSON schema (README "State table JSON")."""
+        t = self.transition
+        return {
+            "number": t.number,
+            "id": t.id,
+            "letter": t.letter,
+            "from": list(self.source),
+            "to": list(self.target),
+            "trigger": self.trigger,
+            "guard": self.guard_text,
+            "simplified": self.simplified,
+            "status": self.status,
+            "policy_status": self.policy_status,
+            "minimised": self.minimised,
+            "citation": self.citation,
+            "triggers": [
+                {
+                    "kind": trig.kind,
+                    "name": trig.name,
+                    "how": list(trig.how),
+                    "against": trig.against,
+                    "order": trig.order,
+                    "guard": compiled.expanded if compiled else trig.guard,
+                    "simplified": compiled.simplified if compiled else "",
+                    "status": compiled.status if compiled else "live",
+                    "actions": [str(a) for a in trig.actions],
+                }
+                for trig, compiled in zip(t.triggers, self.triggers, strict=True)
+            ],
+            "activity_choice": [
+                {"activity": c.activity, "guard": g.expanded, "simplified": g.simplified}
+                for c, g in zip(t.activity_choice, self.choices, strict=True)
+            ],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StateTable:
+    """The compiled table of one era, semantics and policy.
+
+    `spec` is the era spec the rows come from (timers, polling, actions, evaluation
+    order: what the runtime needs besides the rows); `assumptions` are the attribute
+    values fixed with `--assume`; `warnings` are problems worth telling the user (for
+    example a policy the startd of that era would refuse because it is undefined).
+    """
+
+    era: str
+    semantics: str
+    rows: tuple[Row, ...]
+    spec: EraSpec = field(compare=False, repr=False)
+    source: str = "<default policy>"
+    assumptions: tuple[tuple[str, Any], ...] = ()
+    warnings: tuple[str, ...] = ()
+    policy_values: tuple[tuple[str, str], ...] = ()
+
+    # -- lookup ---------------------------------------------------------------------
+    def row(self, key: int | str) -> Row:
+        """By number (14), id ("unnumbered:kill_claim@Claimed/Busy") or str number."""
+        for row in self.rows:
+            if key in (row.number, row.id) or str(key) == row.id:
+                return row
+        raise KeyError(key)
+
+    def rows_from(self, pair: Pair | tuple[str, str]) -> tuple[Row, ...]:
+        wanted = pair if isinstance(pair, tuple) else (pair.state, pair.activity)
+        return tuple(r for r in self.rows if r.source == wanted)
+
+    def numbered(self) -> tuple[Row, ...]:
+        return tuple(r for r in self.rows if r.transition.numbered)
+
+    # -- outputs --------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": JSON_SCHEMA_VERSION,
+            "era": self.era,
+            "semantics": self.semantics,
+            "source": self.source,
+            "assumptions": {k: v for k, v in self.assumptions},
+            "warnings": list(self.warnings),
+            "rows": [r.to_dict() for r in self.rows],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        return json.dumps(self.to_dict(), indent=indent, default=_json_default)
+
+    def to_csv(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(_COLUMNS)
+        for row in self.rows:
+            writer.writerow(_cells(row))
+        return out.getvalue()
+
+    def to_markdown(self) -> str:
+        lines = [
+            f"# State table: {self.era} ({self.semantics} semantics), {self.source}",
+            "",
+            "| " + " | ".join(_COLUMNS) + " |",
+            "|" + "---|" * len(_COLUMNS),
+        ]
+        for row in self.rows:
+            cells = [_md_escape(c) for c in _cells(row)]
+            lines.append("| " + " | ".join(cells) + " |")
+        for warning in self.warnings:
+            lines.append(f"\n> warning: {_md_escape(warning)}")
+        return "\n".join(lines) + "\n"
+
+    def to_rich(self) -> Any:
+        """A `rich.table.Table` for the terminal (rich imported lazily)."""
+        from rich.table import Table
+
+        table = Table(
+            title=f"{self.era} ({self.semantics} semantics): {self.source}",
+            show_lines=False,
+            expand=False,
+        )
+        for name in ("#", "L", "from", "to", "trigger", "simplified guard", "status"):
+            table.add_column(name, overflow="fold")
+        styles = {"dead": "dim strike", "always": "bold green", "live": ""}
+        for row in self.rows:
+            table.add_row(
+                str(row.number),
+                row.letter or "",
+                "/".join(row.source),
+                "/".join(row.target),
+                _short_trigger(row),
+                row.simplified,
+                row.status + ("" if row.minimised else " (not minimised)"),
+                style=styles[row.status],
+            )
+        return table
+
+    def to_transitions(self) -> dict[str, Any]:
+        """Keyword arguments for a `transitions.Machine` (see `compiler.machine`)."""
+        from compiler.machine import to_transitions
+
+        return to_transitions(self)
+
+
+_COLUMNS = (
+    "number",
+    "letter",
+    "from",
+    "to",
+    "trigger",
+    "guard",
+    "simplified",
+    "status",
+    "citation",
+)
+
+
+def _cells(row: Row) -> list[str]:
+    return [
+        str(row.number),
+        row.letter or "",
+        "/".join(row.source),
+        "/".join(row.target),
+        row.trigger,
+        row.guard_text,
+        row.simplified,
+        row.status,
+        row.citation,
+    ]
+
+
+def _short_trigger(row: Row) -> str:
+    kinds = []
+    for trig in row.transition.triggers:
+        match trig.kind:
+            case "policy" | "immediate":
+                label = trig.kind
+            case _:
+                label = f"{trig.kind}: {trig.name}" + (
+                    f"({'|'.join(trig.how)})" if trig.how else ""
+                )
+        if label not in kinds:
+            kinds.append(label)
+    return "; ".join(kinds)
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _json_default(value: Any) -> Any:
+    if value is UNDEFINED:
+        return "undefined"
+    if value is ERROR:
+        return "error"
+    raise TypeError(f"not JSON serialisable: {value!r}")

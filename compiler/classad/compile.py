@@ -167,6 +167,8 @@ def _compare(op: str, left: Fn, right: Fn) -> Fn:
     b = constant_value(right)
     if type(b) is int or type(b) is float:
         return _compare_constant(slow, fast, left, b)
+    if type(b) is str and op in ("==", "!="):
+        return _string_equality(op == "==", left, b)
 
     def compare(scope: Scope, rt: Runtime) -> Value:
         a = left(scope, rt)
@@ -189,6 +191,35 @@ def _compare_constant(
         return fast(a, b) if type(a) is tb else slow(a, b)
 
     return compare_constant
+
+
+def _string_equality(equal: bool, left: Fn, b: str) -> Fn:
+    """`x == "Suspended"`: a case-insensitive test against a constant string."""
+    folded = ops.ascii_lower(b)
+    slow = ops.equal if equal else ops.not_equal
+    lower = ops.ascii_lower
+
+    def string_equality(scope: Scope, rt: Runtime) -> Value:
+        a = left(scope, rt)
+        if type(a) is str:
+            return (a == b or lower(a) == folded) is equal
+        return slow(a, b)
+
+    return string_equality
+
+
+def _identity_constant(same: bool, left: Fn, b: Value) -> Fn:
+    """`x =?= 1`, `x =!= UNDEFINED`: identity against a constant scalar."""
+    tb = type(b)
+    slow = ops.identical if same else ops.not_identical
+
+    def identity_constant(scope: Scope, rt: Runtime) -> Value:
+        a = left(scope, rt)
+        if type(a) is tb:
+            return (a == b) is same
+        return slow(a, b)
+
+    return identity_constant
 
 
 def _strict(op: str, left: Fn, right: Fn) -> Fn:
@@ -240,6 +271,10 @@ def _or(left: Fn, right: Fn) -> Fn:
     return or_
 
 
+def _identity_scalar(value: Value) -> bool:
+    return value is UNDEFINED or value is ERROR or type(value) in _PLAIN
+
+
 def _binary(node: ast.Binary) -> Fn:
     left, right = compiled(node.left), compiled(node.right)
     match node.op:
@@ -249,6 +284,8 @@ def _binary(node: ast.Binary) -> Fn:
             fn = _or(left, right)
         case op if op in _FAST_COMPARE:
             fn = _compare(op, left, right)
+        case "=?=" | "=!=" as op if _identity_scalar(constant_value(right)):
+            fn = _identity_constant(op == "=?=", left, constant_value(right))
         case op:
             fn = _strict(op, left, right)
     return _fold(fn, left, right)
@@ -376,6 +413,8 @@ def _call(node: ast.Call) -> Fn:
                 return unparse_attribute(scope, raw_args)
 
             return unparse_
+        case "time" if not args:
+            return _time
     impl = builtins().get(key)
     if impl is None:
         return _constant(ERROR)
@@ -385,6 +424,11 @@ def _call(node: ast.Call) -> Fn:
         return call_builtin(impl, values, rt.ctx, scope, rt.eval_node)
 
     return call
+
+
+def _time(scope: Scope, rt: Runtime) -> Value:
+    """`time()`: the injected clock, without a trip through the builtin table."""
+    return rt.now()
 
 
 def _literal(node: ast.Expr) -> Fn:
@@ -436,18 +480,23 @@ def _compile(node: ast.Expr) -> Fn:
 
 # ---- the public callable ------------------------------------------------------------
 
-_default_ctx: Any = None
+_default_runtime: Runtime | None = None
 
 
-def _context(now: Now, ctx: Any) -> Any:
-    global _default_ctx
+def _shared_runtime() -> Runtime:
+    return _default_runtime if _default_runtime is not None else _runtime(None, None)
+
+
+def _runtime(now: Now, ctx: Any) -> Runtime:
+    """The per-call runtime; the wall-clock one is immutable, so it is shared."""
+    global _default_runtime
     if ctx is not None:
-        return ctx
+        return Runtime(ctx)
     if now is not None:
-        return function_context(now)
-    if _default_ctx is None:
-        _default_ctx = function_context()
-    return _default_ctx
+        return Runtime(function_context(now))
+    if _default_runtime is None:
+        _default_runtime = Runtime(function_context())
+    return _default_runtime
 
 
 class CompiledExpr:
@@ -468,7 +517,7 @@ class CompiledExpr:
         ctx: Any = None,
     ) -> Value:
         mine, _theirs = top_scopes(my, target)
-        rt = Runtime(_context(now, ctx))
+        rt = _runtime(now, ctx) if now is not None or ctx is not None else _shared_runtime()
         try:
             value = self.fn(mine, rt)
         except RecursionError:

@@ -17,6 +17,7 @@ evaluates to UNDEFINED, as in HTCondor 25.14.1; nothing is cached between look-u
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import Any
 
@@ -109,17 +110,52 @@ def lowered(ad: Mapping[str, Raw] | None) -> tuple[Mapping[str, Raw], Mapping[st
     return {k.lower(): v for k, v in ad.items()}, {k.lower(): k for k in ad}
 
 
+def _fresh_scopes(
+    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
+) -> tuple[Scope, Scope | None]:
+    attrs, names = lowered(my)
+    mine = Scope(attrs, None, names=names)
+    if target is None:
+        return mine, None
+    t_attrs, t_names = lowered(target)
+    theirs = Scope(t_attrs, None, names=t_names)
+    mine.other = theirs
+    theirs.other = mine
+    return mine, theirs
+
+
+class _PairCache(threading.local):
+    """Per-thread scopes of recently evaluated (ClassAd, ClassAd) pairs.
+
+    A top-level scope only views its ad's live attribute dictionary, and its `busy`
+    set is empty again whenever no evaluation is running in this thread, so the same
+    two scope objects can serve every evaluation of the same pair of ads. The cache
+    holds the ads themselves, so their ids cannot be reused while cached.
+    """
+
+    def __init__(self) -> None:
+        self.pairs: dict[tuple[int, int], tuple[Any, Any, Scope, Scope | None]] = {}
+
+
+_PAIR_CACHE_SIZE = 256
+_pair_cache = _PairCache()
+
+
 def top_scopes(
     my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
 ) -> tuple[Scope, Scope | None]:
     """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
-    attrs, names = lowered(my)
-    mine = Scope(attrs, names=names)
-    if target is None:
-        return mine, None
-    t_attrs, t_names = lowered(target)
-    theirs = Scope(t_attrs, names=t_names)
-    mine.other, theirs.other = theirs, mine
+    if type(my) is not ClassAd or (target is not None and type(target) is not ClassAd):
+        return _fresh_scopes(my, target)
+    pairs = _pair_cache.pairs
+    key = (id(my), id(target))
+    hit = pairs.get(key)
+    if hit is not None and hit[0] is my and hit[1] is target:
+        return hit[2], hit[3]
+    mine, theirs = _fresh_scopes(my, target)
+    if len(pairs) >= _PAIR_CACHE_SIZE:
+        pairs.clear()
+    pairs[key] = (my, target, mine, theirs)
     return mine, theirs
 
 

@@ -55,3 +55,18 @@ def test_clock_is_injected() -> None:
     assert check(now=NOW) == 0
     assert compile_expr("CurrentTime")(now=NOW) == NOW
     assert compile_expr(parse("time()"))(now=lambda: 42) == 42
+
+
+def test_reused_ad_pair_sees_changes_and_cycles_reset() -> None:
+    machine = ClassAd({"a": parse("b + 1"), "b": parse("isUndefined(a)")})
+    job = ClassAd({"Owner": "coltrane"})
+    cycle = compile_expr("a * 10 + b")
+    first = cycle(machine, job)
+    assert first == cycle(machine, job) == evaluate("a * 10 + b", machine, job)
+    machine["b"] = 5
+    assert cycle(machine, job) == 65
+    owner = compile_expr("Owner")
+    assert owner(machine, job) == "coltrane"
+    job["Owner"] = "tyner"
+    assert owner(machine, job) == "tyner"
+    assert owner(machine, ClassAd({"Owner": "jones"})) == "jones"

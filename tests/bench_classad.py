@@ -1,0 +1,170 @@
+"""Benchmark: our ClassAd parser, interpreter and compiled closures against classad2.
+
+Run `python -m tests.bench_classad [--seconds S]`. Not a test: it prints figures only.
+
+The expressions are the current era's `use POLICY : Desktop` START, SUSPEND, PREEMPT
+and WANT_SUSPEND, fully expanded exactly as HTCondor 25.14.1 expands them (read back
+through `htcondor2.param` from a one-line configuration, with the text below as the
+fallback when that fails). They are evaluated with MY = a realistic slot ad (which
+also carries the policy expressions, as a startd's ad does: PREEMPT refers to SUSPEND
+and WANT_SUSPEND) and TARGET = a realistic vanilla job ad.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+FALLBACK_POLICY = {
+    "START": '((KeyboardIdle > 15 * 60) && ( ((LoadAvg - CondorLoadAvg) <= 0.3) || (State != "Unclaimed" && State != "Owner")) )',
+    "SUSPEND": "((KeyboardIdle < 60) || ( (IfThenElse(CpuBusyValue is 1, time() - CpuBusyTime, 0) > 120) && ifThenElse(JobStart =!= UNDEFINED, (time() - JobStart), 0) > 90))",
+    "PREEMPT": '(((Activity == "Suspended") && ((time() - EnteredCurrentActivity) > 10 * 60)) || (SUSPEND && (WANT_SUSPEND == False)))',
+    "WANT_SUSPEND": "((TARGET.ImageSize <  (15 * 1024)) || ((KeyboardIdle < 60) == False) || (TARGET.JobUniverse == 5) ) && ( ((KeyboardIdle < 60) || ( (IfThenElse(CpuBusyValue is 1, time() - CpuBusyTime, 0) > 120) && ifThenElse(JobStart =!= UNDEFINED, (time() - JobStart), 0) > 90)))",
+}
+NAMES = ["START", "SUSPEND", "PREEMPT", "WANT_SUSPEND"]
+
+MACHINE = """\
+MyType = "Machine"
+TargetType = "Job"
+Name = "slot1@node17.example.org"
+Machine = "node17.example.org"
+SlotID = 1
+Arch = "X86_64"
+OpSys = "LINUX"
+OpSysAndVer = "AlmaLinux9"
+Activity = "Busy"
+State = "Claimed"
+EnteredCurrentActivity = 1763790000
+EnteredCurrentState = 1763789000
+JobStart = 1763790000
+KeyboardIdle = 4210
+ConsoleIdle = 4210
+LoadAvg = 1.02
+CondorLoadAvg = 1.0
+TotalLoadAvg = 1.02
+CpuBusyValue = 0
+CpuBusyTime = 0
+Cpus = 1
+TotalCpus = 8
+Memory = 4096
+TotalMemory = 32768
+Disk = 51200000
+KFlops = 1445811
+Mips = 28731
+FileSystemDomain = "example.org"
+UidDomain = "example.org"
+HasFileTransfer = true
+StartdIpAddr = "<10.0.0.17:9618?addrs=10.0.0.17-9618>"
+CondorVersion = "$CondorVersion: 25.14.1 2026-09-24 BuildID: UW_Python_Wheel_Build $"
+RemoteOwner = "coltrane@example.org"
+RemoteUser = "coltrane@example.org"
+TotalJobRuntime = 600
+Rank = 0.0
+CurrentRank = 0.0
+"""
+
+JOB = """\
+MyType = "Job"
+TargetType = "Machine"
+ClusterId = 4242
+ProcId = 0
+Owner = "coltrane"
+User = "coltrane@example.org"
+JobUniverse = 5
+ImageSize = 20000
+RequestCpus = 1
+RequestMemory = 2048
+RequestDisk = 100000
+DiskUsage = 465
+JobPrio = 0
+JobStatus = 2
+QDate = 1763780000
+Cmd = "/home/coltrane/bin/sim"
+Iwd = "/home/coltrane/run_55"
+Requirements = (TARGET.Arch == "X86_64") && (TARGET.OpSys == "LINUX") && (TARGET.Disk >= RequestDisk) && (TARGET.Memory >= RequestMemory) && (TARGET.HasFileTransfer)
+Rank = TARGET.KFlops
+"""
+
+
+def desktop_policy() -> dict[str, str]:
+    """The four expressions as HTCondor expands `use POLICY : Desktop`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "condor_config"
+        config.write_text("use POLICY : Desktop\n")
+        os.environ["CONDOR_CONFIG"] = str(config)
+        try:
+            from tests.oracle import htcondor2
+
+            htcondor2.reload_config()
+            return {name: str(htcondor2.param[name]) for name in NAMES}
+        except Exception:  # the oracle's config machinery is optional here
+            return dict(FALLBACK_POLICY)
+
+
+def rate(fn: Callable[[], object], seconds: float) -> float:
+    """Calls per second of `fn`, measured for about `seconds`."""
+    count, batch = 0, 1
+    start = time.perf_counter()
+    while True:
+        for _ in range(batch):
+            fn()
+        count += batch
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return count / elapsed
+        batch = min(batch * 2, 10_000)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=0.5, help="time per measurement")
+    args = parser.parse_args(argv)
+
+    policy = desktop_policy()
+    from compiler.classad import compile_expr, evaluate, parse
+    from compiler.classad.ads import load_ad
+    from compiler.classad.parser import _parser
+    from tests.oracle import classad2
+
+    machine, job = load_ad(MACHINE), load_ad(JOB)
+    for name, text in policy.items():
+        machine[name] = parse(text)
+    o_machine = classad2.ClassAd("[" + ";".join(MACHINE.splitlines()) + "]")
+    o_job = classad2.ClassAd("[" + ";".join(JOB.splitlines()) + "]")
+    for name, text in policy.items():
+        o_machine[name] = classad2.ExprTree(text)
+    _parser()  # build the grammar tables before timing
+
+    header = (
+        f"{'expression':<13}{'parse/s ours':>14}{'classad2':>12}{'ratio':>7}"
+        f"{'interp/s':>12}{'compiled/s':>12}{'classad2':>12}{'interp':>8}{'compiled':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name in NAMES:
+        text = policy[name]
+        expr = parse(text)
+        compiled = compile_expr(expr)
+        oracle_expr = classad2.ExprTree(text)
+        ours_value = compiled(machine, job)
+        assert ours_value == evaluate(expr, machine, job), name
+        p_ours = rate(lambda t=text: parse(t), args.seconds)
+        p_theirs = rate(lambda t=text: classad2.ExprTree(t), args.seconds)
+        e_interp = rate(lambda e=expr: evaluate(e, machine, job), args.seconds)
+        e_comp = rate(lambda c=compiled: c(machine, job), args.seconds)
+        e_theirs = rate(lambda o=oracle_expr: o.eval(o_machine, o_job), args.seconds)
+        print(
+            f"{name:<13}{p_ours:>14,.0f}{p_theirs:>12,.0f}{p_ours / p_theirs:>7.2f}"
+            f"{e_interp:>12,.0f}{e_comp:>12,.0f}{e_theirs:>12,.0f}"
+            f"{e_interp / e_theirs:>8.2f}{e_comp / e_theirs:>9.2f}"
+        )
+    print("\nratios are ours / classad2 (above 1.0: we are faster)")
+    print(f"value check: START={compile_expr(policy['START'])(machine, job)!r}")
+
+
+if __name__ == "__main__":
+    main()

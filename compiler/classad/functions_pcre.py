@@ -411,7 +411,14 @@ def _outside_escape(st: _State) -> bytes:
     if c < 0:
         raise PatternError("trailing backslash")
     ch = chr(c)
-    simple = {"z": b"\\Z", "Z": b"(?=\\n?\\Z)", "A": b"\\A", "G": b"\\A", "b": b"\\b", "B": b"\\B"}
+    simple = {
+        "z": b"\\Z",
+        "Z": b"(?=\\n?\\Z)",
+        "A": b"\\A",
+        "G": b"\\A",
+        "b": b"\\b",
+        "B": b"(?!\\b)",
+    }
     if ch in simple:
         st.pos += 1
         return simple[ch]

@@ -89,7 +89,7 @@ class Env:
     """Domains and assumed values, keyed `"MY.<lower name>"` / `"TARGET.<lower name>"`."""
 
     domains: tuple[tuple[str, Domain], ...]
-    assume: tuple[tuple[str, object], ...]
+    assume: tuple[tuple[str, tuple[str, object]], ...]
 
     @staticmethod
     def make(domains: Mapping[str, Domain], assume: Mapping[str, Value]) -> Env:
@@ -97,7 +97,9 @@ class Env:
         a = _norm(assume)
         return Env(
             tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain))),
-            tuple(sorted(a.items(), key=lambda kv: kv[0])),
+            # The type name is part of the key: False == 0 == 0.0 in Python, not in ClassAd
+            # (and Env is a cache key).
+            tuple(sorted((k, (type(v).__name__, _freeze(v))) for k, v in a.items())),
         )
 
     def _domain_map(self) -> dict[str, Domain]:
@@ -136,4 +138,12 @@ class Env:
 
 @lru_cache(maxsize=256)
 def _maps(env: Env) -> tuple[dict[str, Domain], dict[str, object]]:
-    return dict(env.domains), dict(env.assume)
+    return dict(env.domains), {k: _thaw(v) for k, (_, v) in env.assume}
+
+
+def _freeze(v: object) -> object:
+    return tuple(_freeze(x) for x in v) if isinstance(v, list) else v
+
+
+def _thaw(v: object) -> object:
+    return [_thaw(x) for x in v] if isinstance(v, tuple) else v

@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from compiler.classad import ast as A
@@ -185,32 +186,32 @@ class _Space:
             out += [math.nan, math.inf, -math.inf]
         return out or [UNDEFINED]
 
-    def situations(self) -> Iterator[tuple[dict[A.Expr, Value], dict[A.Expr, str]]] | None:
+    def situations(self) -> tuple[list[list[Value]], list[list[str]]] | None:
+        """Sample values per subject and truth values per opaque leaf (in index order),
+        or None when not exact or too many combinations."""
         self.finish()
         if not self.exact:
             return None
-        subj_keys = list(self.subjects)
         subj_samples: list[list[Value]] = []
         total = 1
-        for key in subj_keys:
-            s = self.samples(*self.subjects[key])
-            if s is None:
+        for key in self.subjects:
+            sample = self.samples(*self.subjects[key])
+            if sample is None:
                 return None
-            subj_samples.append(s)
-            total *= len(s)
-        op_keys = list(self.opaque)
-        op_values = [sorted(self.opaque[k]) for k in op_keys]
+            subj_samples.append(sample)
+            total *= len(sample)
+        op_values = [sorted(tvs) for tvs in self.opaque.values()]
         for v in op_values:
             total *= len(v)
         if total > LIMIT:
             return None
+        return subj_samples, op_values
 
-        def gen() -> Iterator[tuple[dict[A.Expr, Value], dict[A.Expr, str]]]:
-            for sv in itertools.product(*subj_samples):
-                for ov in itertools.product(*op_values):
-                    yield dict(zip(subj_keys, sv, strict=True)), dict(zip(op_keys, ov, strict=True))
-
-        return gen()
+    def compile(self, e: A.Expr) -> Callable[[tuple[Value, ...], tuple[str, ...]], object]:
+        """`e` as a function of (subject values, opaque truth values), after `finish`."""
+        subj_index = {k: i for i, k in enumerate(self.subjects)}
+        opq_index = {k: i for i, k in enumerate(self.opaque)}
+        return _compile(e, self.env, subj_index, opq_index)
 
 
 def _in(x: float, a: Abs) -> bool:
@@ -221,39 +222,70 @@ def _tv(v: object) -> str:
     return v.tv if isinstance(v, Opaque) else tv_of_value(v)
 
 
-def _eval(e: A.Expr, env: Env, subj: dict[A.Expr, Value], opq: dict[A.Expr, str]) -> object:
+Fn = Callable[[tuple[Value, ...], tuple[str, ...]], object]
+
+
+def _compile(e: A.Expr, env: Env, subj: dict[A.Expr, int], opq: dict[A.Expr, int]) -> Fn:
+    """A closure evaluating the skeleton of `e` with ClassAd's exact tables."""
+
+    def sub(x: A.Expr) -> Fn:
+        return _compile(x, env, subj, opq)
+
     match e:
-        case A.Binary(op="&&" | "||", left=l, right=r):
-            a = _tv(_eval(l, env, subj, opq))
-            if (e.op == "&&" and a == "F") or (e.op == "||" and a == "T") or a == "E":
-                return value_of_tv(a)
+        case A.Binary(op="&&" | "||", left=lhs, right=rhs):
+            fl, fr = sub(lhs), sub(rhs)
             table = AND_TABLE if e.op == "&&" else OR_TABLE
-            return value_of_tv(table[(a, _tv(_eval(r, env, subj, opq)))])
+            stop = "F" if e.op == "&&" else "T"
+
+            def logic(sv: tuple[Value, ...], ov: tuple[str, ...]) -> object:
+                a = _tv(fl(sv, ov))
+                if a == stop or a == "E":
+                    return value_of_tv(a)
+                return value_of_tv(table[(a, _tv(fr(sv, ov)))])
+
+            return logic
         case A.Unary(op="!", operand=x):
-            return value_of_tv(NOT_TABLE[_tv(_eval(x, env, subj, opq))])
+            fx = sub(x)
+            return lambda sv, ov: value_of_tv(NOT_TABLE[_tv(fx(sv, ov))])
         case A.Conditional(cond=c, then=t, otherwise=o) | A.Call(args=(c, t, o)) if (
             isinstance(e, A.Conditional) or e.key == "ifthenelse"
         ):
-            ct = _tv(_eval(c, env, subj, opq))
-            if ct in ("U", "E"):
-                return value_of_tv(ct)
-            return _eval(t if ct == "T" else o, env, subj, opq)
-        case A.Elvis(left=l, right=r):
-            v = _eval(l, env, subj, opq)
-            return _eval(r, env, subj, opq) if _tv(v) == "U" else v
+            fc, ft, fo = sub(c), sub(t), sub(o)
+
+            def cond(sv: tuple[Value, ...], ov: tuple[str, ...]) -> object:
+                ct = _tv(fc(sv, ov))
+                if ct in ("U", "E"):
+                    return value_of_tv(ct)
+                return ft(sv, ov) if ct == "T" else fo(sv, ov)
+
+            return cond
+        case A.Elvis(left=lhs, right=rhs):
+            fl, fr = sub(lhs), sub(rhs)
+
+            def elvis(sv: tuple[Value, ...], ov: tuple[str, ...]) -> object:
+                v = fl(sv, ov)
+                return fr(sv, ov) if _tv(v) == "U" else v
+
+            return elvis
         case _ if is_literal(e):
-            return literal_value(e)
+            value = literal_value(e)
+            return lambda sv, ov: value
         case A.Call(args=(s,)) if e.key in TYPE_TESTS:
-            return _type_test(e.key, subj[canon(s, env)])
+            i, name = subj[canon(s, env)], e.key
+            return lambda sv, ov: _type_test(name, sv[i])
     parts = split_comparison(e)
     if parts is not None:
         s, op, k = parts
-        return compare(op, subj[canon(s, env)], literal_value(k))
+        i, kv = subj[canon(s, env)], literal_value(k)
+        return lambda sv, ov: compare(op, sv[i], kv)
     key = canon(e, env)
     if key in subj:
-        return subj[key]
-    leaf_tv = opq[key]
-    return value_of_tv(leaf_tv) if boolean_valued(e, env) else Opaque(key, leaf_tv)
+        i = subj[key]
+        return lambda sv, ov: sv[i]
+    j = opq[key]
+    if boolean_valued(e, env):
+        return lambda sv, ov: value_of_tv(ov[j])
+    return lambda sv, ov: Opaque(key, ov[j])
 
 
 def _same(a: object, b: object) -> bool:
@@ -264,18 +296,34 @@ def _same(a: object, b: object) -> bool:
     return type(a) is type(b) and a == b if not isinstance(a, list) else a == b
 
 
+def _enumerate(exprs: tuple[A.Expr, ...], env: Env) -> Iterator[tuple[object, ...]] | None:
+    space = _Space(env)
+    for x in exprs:
+        space.collect(x)
+    found = space.situations()
+    if found is None:
+        return None
+    subj_samples, op_values = found
+    fns = [space.compile(x) for x in exprs]
+    op_product = list(itertools.product(*op_values))
+
+    def gen() -> Iterator[tuple[object, ...]]:
+        for sv in itertools.product(*subj_samples):
+            for ov in op_product:
+                yield tuple(f(sv, ov) for f in fns)
+
+    return gen()
+
+
+@lru_cache(maxsize=16384)
 def equivalent(a: A.Expr, b: A.Expr, env: Env, *, as_truth: bool = False) -> bool:
     """True only if `a` and `b` have the same value in every situation (`as_truth`: the
     same truth value, enough where the context is a logical operand). False = unknown or
     different."""
-    space = _Space(env)
-    space.collect(a)
-    space.collect(b)
-    sits = space.situations()
-    if sits is None:
+    rows = _enumerate((a, b), env)
+    if rows is None:
         return False
-    for subj, opq in sits:
-        va, vb = _eval(a, env, subj, opq), _eval(b, env, subj, opq)
+    for va, vb in rows:
         if as_truth:
             if _tv(va) != _tv(vb):
                 return False
@@ -284,11 +332,18 @@ def equivalent(a: A.Expr, b: A.Expr, env: Env, *, as_truth: bool = False) -> boo
     return True
 
 
+@lru_cache(maxsize=4096)
 def possible_truths(e: A.Expr, env: Env) -> frozenset[str] | None:
     """Every truth value `e` can take (None when too many situations to enumerate)."""
+    rows = _enumerate((e,), env)
+    if rows is None:
+        return None
+    return frozenset(_tv(v) for (v,) in rows)
+
+
+@lru_cache(maxsize=16384)
+def leaf_keys(e: A.Expr, env: Env) -> frozenset[A.Expr]:
+    """Canonical subjects and opaque leaves of `e`'s skeleton (for cheap pre-filters)."""
     space = _Space(env)
     space.collect(e)
-    sits = space.situations()
-    if sits is None:
-        return None
-    return frozenset(_tv(_eval(e, env, subj, opq)) for subj, opq in sits)
+    return frozenset(space.subjects) | frozenset(space.opaque)

@@ -59,7 +59,7 @@ def oracle_eval(e: A.Expr, my: dict[str, Any], target: dict[str, Any]) -> Any:
 def project_evaluator() -> Any | None:
     """`compiler.classad.evaluate` when it exists (it lands after the simplifier)."""
     try:
-        from compiler.classad import evaluate  # type: ignore[attr-defined]
+        from compiler.classad import evaluate
     except ImportError:
         return None
     return evaluate

@@ -25,7 +25,7 @@ from compiler.simplify.threevl import (
 
 def _evaluate(e: A.Expr) -> object | None:
     try:
-        from compiler.classad import evaluate  # type: ignore[attr-defined]
+        from compiler.classad import evaluate
     except ImportError:  # the evaluator is a later stage of the build: fold less
         return None
     return evaluate(e)

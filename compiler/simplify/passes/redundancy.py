@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from compiler.classad import ast as A
 from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten
-from compiler.simplify.regions import equivalent
+from compiler.simplify.regions import equivalent, leaf_keys
 
 
 def redundant_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
@@ -37,6 +37,9 @@ def redundant_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
             continue
         for i in range(j):
             p = items[i]
+            # With no leaf in common the oracle would vary them independently: no law.
+            if not leaf_keys(p, ctx.env) & leaf_keys(c, ctx.env):
+                continue
             both = A.Binary(op, p, c)
             if equivalent(both, p, ctx.env, as_truth=True):
                 return (

@@ -3,9 +3,12 @@
 The evaluator calls `BUILTINS[name.lower()](args, ctx)` with the arguments already
 evaluated; a name missing from the table is an unknown function (the evaluator answers
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
-evaluator implements them itself; `evalInEachContext`/`countMatches` (evaluation in
-nested ads), `userMap`/`userHome` (site map files, the password database), the
-environment/argument helpers and the absolute/relative-time functions are not provided.
+evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
+(they evaluate an unevaluated argument inside nested ads: evaluator territory), the
+environment/argument helpers (`envV1ToV2`, `mergeEnvironment`, `argsToList`,
+`listToArgs`) and everything producing absolute/relative-time values (`absTime`,
+`relTime`, `currentTime`, `dayTime`, `timeZoneOffset`, `getYear` & co), a value type
+policies never need.
 
 Every behaviour here was probed against HTCondor 25.14.1 in HTCondor mode (see
 shared/reference/classad-semantics.md and tests/classad/test_functions*.py). The
@@ -20,6 +23,8 @@ implementations live in topic modules:
 * `functions_regex`      regexp, regexpMember, regexps, replace, replaceAll
 * `functions_stringlist` stringListSize/Sum/Avg/Min/Max/Member/IMember/SubsetMatch/
                          ISubsetMatch, stringListsIntersect, stringList_regexpMember
+* `functions_time`       splitTime, formatTime
+* `functions_site`       userHome, userMap (no map files: mapping always fails)
 
 `format_real` (HTCondor's real-to-text rule) and `unparse_value` are re-exported for the
 unparser and the CLI.
@@ -33,8 +38,10 @@ from compiler.classad import (
     functions_lists,
     functions_regex,
     functions_scalar,
+    functions_site,
     functions_stringlist,
     functions_strings,
+    functions_time,
 )
 from compiler.classad.functions_context import FunctionContext, FunctionImpl, default_context
 from compiler.classad.functions_convert import (
@@ -64,6 +71,8 @@ BUILTINS: Final[dict[str, FunctionImpl]] = _merge(
     functions_lists.BUILTINS,
     functions_regex.BUILTINS,
     functions_stringlist.BUILTINS,
+    functions_time.BUILTINS,
+    functions_site.BUILTINS,
 )
 
 __all__ = [

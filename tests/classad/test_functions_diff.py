@@ -97,9 +97,13 @@ ARITY: dict[str, tuple[int, int]] = {
     "stringlistisubsetmatch": (1, 4),
     "stringlistsintersect": (1, 4),
     "stringlist_regexpmember": (1, 5),
+    "splittime": (0, 2),
+    "userhome": (0, 3),
+    "usermap": (1, 5),
 }
 
-NONDETERMINISTIC = {"time", "random"}
+# time() and formatTime() read the clock, random() the random source.
+NONDETERMINISTIC = {"time", "random", "formattime"}
 
 
 def test_every_builtin_has_an_arity_entry() -> None:
@@ -268,3 +272,12 @@ def test_random_is_seedable() -> None:
 def test_time_uses_the_injected_clock() -> None:
     assert mine("time", []) == CTX.now()
     assert mine("time", [1]) is ERROR
+    assert mine("formatTime", []) == mine("formatTime", [CTX.now()])
+
+
+@given(
+    when=st.one_of(st.integers(-(2**31), 2**33), st.floats(-3e9, 3e9)),
+    fmt=st.text(st.sampled_from("%aAbBcdDeHIjmMpSuUwWyYZz -:/"), max_size=8),
+)
+def test_format_time(when: int | float, fmt: str) -> None:
+    assume(check("formatTime", [when, fmt]))

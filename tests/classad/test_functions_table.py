@@ -249,6 +249,34 @@ CASES: list[tuple[str, list[Any]]] = [
         for fn in ("splitUserName", "splitSlotName")
         for args in [["user@domain"], ["user"], ["a@b@c"], ["@"], [""], [U], [1], ["a", "b"]]
     ],
+    # time fields (the oracle and we read the same local time zone)
+    *[
+        ("splitTime", [v])
+        for v in (0, 1.7e9, "x", U, True, [1], {"a": 1}, E, -1, 2.9, -2.9, 2**32, 1e20)
+    ],
+    ("splitTime", []),
+    ("splitTime", [1, 2]),
+    *[
+        ("formatTime", args)
+        for args in [[0], [0, "%Y-%m-%d %H:%M:%S"], [1.5e9, "%s|%j|%a|%Z|%z"], ["x"], [U], [E]]
+        + [[0, 5], [0, U], [{"Year": 2020, "Month": 2, "Day": 3}, "%Y-%m-%d %a %j"], [0, ""]]
+        + [[0, "%c"], [-1, "%Y"], [True], [[1]], [1, 2, 3], [2**32, "%Y"], [1e20, "%Y"]]
+        + [[-2.9, "%S"], [0, "%%|%e|%U|%W|%V|%G|%u|%w|%y|%C|%D|%T|%R|%r|%p|%I|%b|%B|%h"]]
+        + [[0, "%n|%t|%x|%X|%k|%l|%P|%+|%Q|%"], [1234567890, "%A %d %B %Y"]]
+        + [[{"Year": 1999, "Month": 12, "Day": 31, "Hours": 23}, "%c %j %U"]]
+    ],
+    # site-dependent: the password database and (absent) user map files
+    *[
+        ("userHome", args)
+        for args in [["root"], ["root", "/d"], [U], [U, "/d"], [1], [1, ""], ["root", 5]]
+        + [["no_such_user_xq"], ["no_such_user_xq", "/d"], ["no_such_user_xq", ""], []]
+    ],
+    *[
+        ("userMap", args)
+        for args in [["Groups", "bob"], ["Groups", "bob", "g"], ["Groups", "bob", "g", "def"]]
+        + [[1, "bob"], [1, "bob", "x", "def"], [E, "bob", "x", "def"], ["G", U, "x", "def"]]
+        + [["G"], ["G", E], ["G", "bob", "x", U], ["G", "bob", "x", E], [U, U, U, 5]]
+    ],
     # misc
     ("time", [1]),
     ("random", [1, 2]),

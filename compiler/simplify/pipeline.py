@@ -26,10 +26,12 @@ from compiler.simplify.passes import (
     conditional,
     connectives,
     fold,
+    given,
     intervals,
     minimise,
     negation,
     redundancy,
+    truth_context,
 )
 from compiler.simplify.regions import possible_truths
 
@@ -46,8 +48,10 @@ RULES: Final[tuple[Rule, ...]] = (
     negation.negated_comparison,
     negation.de_morgan,
     connectives.chain_literals,
+    truth_context.truth_only_operands,
     intervals.merge_neighbours,
     redundancy.redundant_operands,
+    given.simplify_given_earlier,
 )
 
 #: Whole-tree passes run after the local fixpoint.

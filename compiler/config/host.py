@@ -39,20 +39,29 @@ def _machine_facts() -> dict[str, str]:
             full = qualified
     facts["HOSTNAME"] = name.split(".")[0]
     facts["FULL_HOSTNAME"] = full
-    facts["IP_ADDRESS"] = _primary_address()
-    facts["IP_ADDRESS_IS_IPV6"] = "true" if ":" in facts["IP_ADDRESS"] else "false"
+    ipv4 = _route_address(socket.AF_INET, "192.0.2.1")
+    ipv6 = _route_address(socket.AF_INET6, "2001:db8::1")
+    facts["IP_ADDRESS"] = ipv4 or ipv6 or "127.0.0.1"
+    facts["IP_ADDRESS_IS_IPV6"] = "false" if ipv4 or not ipv6 else "true"
+    if ipv4:
+        facts["IPV4_ADDRESS"] = ipv4
+    if ipv6:
+        facts["IPV6_ADDRESS"] = ipv6
     return facts
 
 
-def _primary_address() -> str:
-    """The address of the default route (a UDP connect sends no packet)."""
-    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def _route_address(family: socket.AddressFamily, documentation_host: str) -> str | None:
+    """This host's source address towards a documentation address (no packet is sent)."""
     try:
-        probe.connect(("192.0.2.1", 9))
+        probe = socket.socket(family, socket.SOCK_DGRAM)
+    except OSError:
+        return None
+    try:
+        probe.connect((documentation_host, 9))
         address: str = probe.getsockname()[0]
         return address
     except OSError:
-        return "127.0.0.1"
+        return None
     finally:
         probe.close()
 

@@ -349,8 +349,12 @@ def _assign(
 ) -> None:
     selves = state.table.self_names(name)
     value = expand_self(value, selves, state.table.raw)
+    # HTCondor stores a first definition that equals the built-in default (ignoring case
+    # and surrounding blanks) as the default itself, so `START = TRUE` reads back `True`;
+    # a later redefinition is stored as written.
     default = state.defaults.raw(name)
-    if default is not None and value.strip().lower() == default.strip().lower():
+    first = name.upper() not in state.table.definitions
+    if first and default is not None and value.strip().lower() == default.strip().lower():
         value = default
     if use_site is not None:
         origin = Origin(use_site.file, use_site.line, use_site.column, template, where.line)

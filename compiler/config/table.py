@@ -87,10 +87,13 @@ class Table:
         return None
 
     def fallback(self, name: str) -> str | None:
-        """Detected value or built-in default of NAME (no file definitions)."""
+        """Detected value or built-in default of NAME (no file definitions).
+
+        A name written with a prefix (`STARTD.X`) has none: HTCondor looks it up exactly.
+        """
         key = name.upper()
-        if key.startswith(f"{self.subsystem.upper()}.") and self.subsystem:
-            key = key.split(".", 1)[1]
+        if "." in key:
+            return None
         if key in self.detected:
             return self.detected[key]
         if key == f"IS{self.subsystem.upper()}" and self.defaults.raw(key) is not None:

@@ -75,7 +75,7 @@ def oracle_param(
             capture_output=True,
             text=True,
             timeout=TIMEOUT,
-            cwd=cwd or config.parent,
+            cwd=cwd or Path.cwd(),
         )
     except subprocess.TimeoutExpired:
         return OracleResult(True, "timed out (HTCondor hangs on this configuration)", {}, True)

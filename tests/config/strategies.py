@@ -31,6 +31,9 @@ NAMES = (
     "MINUTE",
 )
 
+#: Placeholder for the directory the test writes the files to (include paths).
+DIR = "@DIR@"
+
 TEMPLATES = (
     "POLICY : Desktop",
     "POLICY : UWCS_Desktop",
@@ -54,6 +57,11 @@ _OPS = st.sampled_from([" && ", " || ", " > ", " == ", " + ", "*", " ", ", "])
 
 def _case(name: str) -> st.SearchStrategy[str]:
     return st.sampled_from([name, name.upper(), name.lower()])
+
+
+def _assigned_name(name: str) -> st.SearchStrategy[str]:
+    """A spelling of NAME for the left-hand side, sometimes with the STARTD. prefix."""
+    return st.one_of(_case(name), _case(name), _case(name), st.just(f"STARTD.{name}"))
 
 
 def _reference(owner: int) -> st.SearchStrategy[str]:
@@ -99,9 +107,11 @@ def continued(draw: st.DrawFn, text: str) -> list[str]:
 @st.composite
 def assignment(draw: st.DrawFn) -> list[str]:
     owner = draw(st.integers(0, len(NAMES) - 1))
-    name = draw(_case(NAMES[owner]))
+    name = draw(_assigned_name(NAMES[owner]))
     text = draw(value(owner))
-    op = draw(st.sampled_from([" = ", "=", " = ", "  =\t", " : ", " += "]))
+    op = draw(
+        st.sampled_from([" = ", "=", " = ", "  =\t", " : ", " += ", " +,= ", " +&&= ", " +||= "])
+    )
     lead = draw(st.sampled_from(["", "", "  "]))
     trail = draw(st.sampled_from(["", "", " ", "\t"]))
     return draw(continued(f"{lead}{name}{op}{text}{trail}"))
@@ -171,6 +181,14 @@ def statement(depth: int) -> st.SearchStrategy[list[str]]:
         assignment(),
         here_block(),
         st.sampled_from(TEMPLATES).map(lambda t: [f"use {t}"]),
+        st.sampled_from(
+            [
+                f"include : {DIR}/sub.config",
+                f"include ifexist : {DIR}/missing.config",
+                f"include ifexist : {DIR}/sub.config",
+                f"@include : {DIR}/sub.config",
+            ]
+        ).map(lambda s: [s]),
         st.sampled_from(["# comment", "", "   ", "#  trailing \\", "[Section]"]).map(lambda s: [s]),
     )
     if depth >= 2:
@@ -185,12 +203,22 @@ def body(depth: int) -> st.SearchStrategy[list[str]]:
 
 
 @st.composite
-def config_text(draw: st.DrawFn) -> str:
-    """A whole configuration file."""
+def config_text(draw: st.DrawFn, includes: bool = True) -> str:
+    """A whole configuration file (`includes=False`: one that includes nothing)."""
     groups = draw(st.lists(statement(0), min_size=1, max_size=10))
+    if not includes:
+        groups = [
+            g for g in groups if not any(line.lstrip("@").startswith("include") for line in g)
+        ]
     lines = [line for group in groups for line in group]
     ending = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = ending.join(lines)
     if draw(st.integers(0, 3)) > 0:
         text += ending
     return text
+
+
+@st.composite
+def config_files(draw: st.DrawFn) -> tuple[str, str]:
+    """A main file and `sub.config`, which the main file may include."""
+    return draw(config_text()), draw(config_text(includes=False))

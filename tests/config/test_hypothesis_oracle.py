@@ -14,13 +14,15 @@ import pytest
 from hypothesis import given, settings
 
 from tests.config.differential import compare
-from tests.config.strategies import NAMES, config_text
+from tests.config.strategies import DIR, NAMES, config_files
 
 pytestmark = pytest.mark.oracle
 
 
-def _check(text: str) -> None:
+def _check(files: tuple[str, str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
+        text = files[0].replace(DIR, tmp)
+        (Path(tmp) / "sub.config").write_text(files[1])
         path = Path(tmp) / "generated.config"
         path.write_text(text)
         result = compare(path, NAMES)
@@ -37,13 +39,13 @@ def _check(text: str) -> None:
 
 
 @settings(max_examples=60)
-@given(config_text())
-def test_generated_configs_match_htcondor(text: str) -> None:
-    _check(text)
+@given(config_files())
+def test_generated_configs_match_htcondor(files: tuple[str, str]) -> None:
+    _check(files)
 
 
 @pytest.mark.slow
 @settings(max_examples=600)
-@given(config_text())
-def test_generated_configs_match_htcondor_many(text: str) -> None:
-    _check(text)
+@given(config_files())
+def test_generated_configs_match_htcondor_many(files: tuple[str, str]) -> None:
+    _check(files)

@@ -28,6 +28,10 @@ The encoding that makes each rewrite sound (three layers):
    It runs with force=True up to `max_vars` atoms; beyond that the result says
    `minimised=False` and a note explains, never silently.
 
+Passes (compiler/simplify/passes/, one law per module, order in pipeline.RULES): assume,
+fold, conditional, comparison, negation, connectives, truth_context, intervals,
+redundancy, given (local, to a fixpoint); then minimise (global), then the local ones again.
+
 Public API: `simplify`, `Simplified`, `truth`, `Domain`, `STARTD_DOMAINS`, and the pass
 lists `RULES`/`GLOBAL`.
 """

@@ -124,3 +124,8 @@ def test_all_desktop_guards_are_minimised_or_say_why() -> None:
     for name, e in ALL.items():
         got = simplify(e, domains=STARTD_DOMAINS)
         assert got.minimised or got.notes, name
+
+
+def test_assumptions_are_reported_in_notes() -> None:
+    got = simplify(DESKTOP["START"], domains=STARTD_DOMAINS, assume={"KeyboardIdle": 10**9})
+    assert got.notes == ("assumed KeyboardIdle = 1000000000",)

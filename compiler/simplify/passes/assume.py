@@ -21,4 +21,7 @@ def substitute_assumed(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     known, value = ctx.env.assumed(e)
     if not known:
         return None
-    return literal_of(value)
+    lit = literal_of(value)
+    if lit is not None:
+        ctx.note(f"assumed {e.scope + '.' if e.scope else ''}{e.name} = {value!r}")
+    return lit

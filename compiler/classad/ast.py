@@ -32,6 +32,8 @@ BINARY_OPS = frozenset(
 
 #: Attribute-reference scopes HTCondor gives meaning to.
 SCOPES = frozenset({"MY", "TARGET", "PARENT"})
+#: `AttrRef.scope` of an absolute reference `.name` (looked up from the outermost ad).
+ROOT = "."
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,8 @@ class ErrorLit:
 class AttrRef:
     """An attribute reference: `Memory`, `MY.Memory`, `TARGET.Owner`, `PARENT.x`.
 
-    `scope` is None for an unscoped name, else one of SCOPES (upper case).
+    `scope` is None for an unscoped name, else one of SCOPES (upper case), or ROOT for
+    the absolute reference `.name`.
     """
 
     name: str

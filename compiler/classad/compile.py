@@ -39,6 +39,7 @@ from compiler.classad.scope import (
     Raw,
     Scope,
     resolve,
+    resolve_absolute,
     select,
     subscript,
     to_python,
@@ -329,9 +330,18 @@ def _elvis(left: Fn, right: Fn) -> Fn:
 # ---- references, lists, ads ---------------------------------------------------------
 
 
+def _absolute(key: str) -> Fn:
+    def absolute(scope: Scope, rt: Runtime) -> Value:
+        return resolve_absolute(scope, key, rt.eval_node, rt.now)
+
+    return absolute
+
+
 def _attr(node: ast.AttrRef) -> Fn:
     if node.scope is None:
         return _lookup(node.key)
+    if node.scope == ast.ROOT:
+        return _absolute(node.key)
     base = _lookup(node.scope.lower())
     key = node.key
 

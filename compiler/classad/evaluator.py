@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from typing import Any
 
 from compiler.classad import ast
@@ -26,6 +26,7 @@ from compiler.classad.scope import (
     Raw,
     Scope,
     resolve,
+    resolve_absolute,
     select,
     subscript,
     to_python,
@@ -81,9 +82,8 @@ def _wall_clock() -> int:
     return int(time.time())
 
 
-@lru_cache(maxsize=4096)
 def parse_cached(text: str) -> ast.Expr:
-    """`parse`, remembered: the same policy text is evaluated again and again."""
+    """`parse` (which remembers its results: policy text is evaluated again and again)."""
     return parse(text)
 
 
@@ -172,6 +172,8 @@ class Interpreter:
                 return ERROR
             case ast.AttrRef(scope=None):
                 return resolve(scope, node.key, True, self.eval, self.now)
+            case ast.AttrRef(scope=ast.ROOT):
+                return resolve_absolute(scope, node.key, self.eval, self.now)
             case ast.AttrRef(scope=scope_word):
                 base = resolve(scope, str(scope_word).lower(), True, self.eval, self.now)
                 return select(base, node.key, self.eval, self.now)

@@ -14,7 +14,7 @@ decided here.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
@@ -45,6 +45,7 @@ _SIMPLE_ESCAPES = {
 # C-style octal: up to three digits when the first is 0-3, else up to two.
 _ESCAPE = re.compile(r"\\([0-3][0-7]{0,2}|[4-7][0-7]?|.|\n)", re.DOTALL)
 _STRING_PIECE = re.compile(r'"((?:\\(?:.|\n)|[^"\\])*)"', re.DOTALL)
+_QNAME_PIECE = re.compile(r"'((?:\\(?:.|\n)|[^'\\])*)'", re.DOTALL)
 
 
 class _Paren:
@@ -102,6 +103,8 @@ def decode_escapes(body: str, token: Token) -> str:
 
 
 def _int_value(text: str) -> int:
+    if text[:3] in ("-0x", "-0X"):
+        return 0  # HTCondor reads the hex digits of a signed literal as base 10: none
     value = int(text)
     # HTCondor's lexer turns out-of-range integer literals into 0.
     return value if INT64_MIN <= value <= INT64_MAX else 0
@@ -152,7 +155,8 @@ class _Builder(Transformer[Token, ast.Expr]):
     def name(self, children: list[Token]) -> Token:
         tok = children[0]
         if tok.type == "QNAME":
-            return Token.new_borrow_pos("NAME", decode_escapes(tok[1:-1], tok), tok)
+            name = "".join(decode_escapes(p, tok) for p in _QNAME_PIECE.findall(tok))
+            return Token.new_borrow_pos("NAME", name, tok)
         if tok.lower() in KEYWORDS:
             raise _fail(f"keyword {tok.value!r} cannot be used as a name", tok)
         return tok
@@ -160,6 +164,10 @@ class _Builder(Transformer[Token, ast.Expr]):
     def attr(self, children: list[Token]) -> ast.Expr:
         tok = children[0]
         return ast.AttrRef(str(tok), None, _span(tok, tok))
+
+    def absolute(self, children: list[Token]) -> ast.Expr:
+        dot, name = children
+        return ast.AttrRef(str(name), ast.ROOT, _span(dot, name))
 
     def select(self, children: list[Any]) -> ast.Expr:
         base, _dot, name = children
@@ -316,12 +324,19 @@ def children(node: ast.Expr) -> tuple[ast.Expr, ...]:
             return ()
 
 
+@lru_cache(maxsize=8192)
 def parse(text: str, *, old_strings: bool = False) -> ast.Expr:
     """Parse one ClassAd expression (HTCondor mode) into an AST with source spans.
 
     `old_strings` reads string literals as old ClassAd syntax does (long-form ads and
-    configuration values): backslashes are literal except in `\\"`.
+    configuration values): backslashes are literal except in `\\"`. Results are
+    remembered (trees are immutable): policy text is parsed again and again.
     """
+    return parse_uncached(text, old_strings=old_strings)
+
+
+def parse_uncached(text: str, *, old_strings: bool = False) -> ast.Expr:
+    """`parse` without the memo (for measuring the parser itself)."""
     try:
         result = _parser(old_strings).parse(text)
     except ClassAdSyntaxError as err:

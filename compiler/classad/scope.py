@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
+from types import MappingProxyType
 from typing import Any
 
 from compiler.classad import ast
@@ -101,10 +102,14 @@ class Scope:
         return scope
 
 
+#: The attributes of "no ad at all" (an evaluation without MY): `MY` is then UNDEFINED.
+NO_AD: Mapping[str, Raw] = MappingProxyType({})
+
+
 def lowered(ad: Mapping[str, Raw] | None) -> tuple[Mapping[str, Raw], Mapping[str, str] | None]:
     """An ad's attributes keyed by lower-case name, and the original spellings."""
     if ad is None:
-        return {}, None
+        return NO_AD, None
     if isinstance(ad, ClassAd):
         return ad.lowered(), ad._names
     return {k.lower(): v for k, v in ad.items()}, {k.lower(): k for k in ad}
@@ -220,7 +225,7 @@ def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
     """The special names HTCondor resolves when no ad defines them, else _MISSING."""
     match key:
         case "my" | "self":
-            return scope
+            return scope if scope.attrs is not NO_AD else UNDEFINED
         case "parent":
             return scope.parent if scope.parent is not None else UNDEFINED
         case "target" | "other":
@@ -253,6 +258,17 @@ def resolve(
                 return attribute_value(current, key, raw, evaluate)
             current = current.parent
     return UNDEFINED
+
+
+def resolve_absolute(
+    scope: Scope, key: str, evaluate: ExprEvaluator, now: Callable[[], int]
+) -> Value:
+    """`.name`: looked up from the outermost ad. In a match the outermost ad is
+    HTCondor's internal match ad, which holds no policy attributes: UNDEFINED."""
+    root = scope.root()
+    if root.other is not None:
+        return UNDEFINED
+    return resolve(root, key, False, evaluate, now)
 
 
 def select(base: Value, key: str, evaluate: ExprEvaluator, now: Callable[[], int]) -> Value:

@@ -122,6 +122,8 @@ def _unparse(node: ast.Expr, real: RealFormat) -> str:
             return "error"
         case ast.AttrRef(name=name, scope=None):
             return quote_name(name)
+        case ast.AttrRef(name=name, scope=ast.ROOT):
+            return f".{quote_name(name)}"
         case ast.AttrRef(name=name, scope=scope):
             return f"{scope}.{quote_name(name)}"
         case ast.Select(base=base, name=name):

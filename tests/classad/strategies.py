@@ -34,7 +34,7 @@ _literals = st.one_of(
     st.builds(ast.Boolean, st.booleans()),
     st.just(ast.UndefinedLit()),
     st.just(ast.ErrorLit()),
-    st.builds(ast.AttrRef, _names, st.sampled_from([None, "MY", "TARGET", "PARENT"])),
+    st.builds(ast.AttrRef, _names, st.sampled_from([None, "MY", "TARGET", "PARENT", ast.ROOT])),
 )
 
 
@@ -77,7 +77,7 @@ def _attr_refs() -> st.SearchStrategy[ast.Expr]:
     name = st.sampled_from(VOCAB).map(
         lambda n: n if len(n) < 3 else n.lower() if n[0] == "K" else n
     )
-    return st.builds(ast.AttrRef, name, st.sampled_from([None, None, "MY", "TARGET"]))
+    return st.builds(ast.AttrRef, name, st.sampled_from([None, None, "MY", "TARGET", ast.ROOT]))
 
 
 _policy_leaves = st.one_of(

@@ -22,7 +22,7 @@ from tests.classad.strategies import ads, policy_exprs, typed_ads, typed_exprs
 pytestmark = pytest.mark.oracle
 
 #: Examples per property: thousands in CI, a quick sample locally.
-EXAMPLES = 2500 if os.environ.get("CI") else 300
+EXAMPLES = 2500 if os.environ.get("CI") else 200
 
 
 def _check(expr: ast.Expr, my: dict | None, target: dict | None) -> None:

@@ -69,7 +69,7 @@ def test_lexical_and_precedence_rules(text: str, expected: ast.Expr) -> None:
         ("5.", 1, 1),
         ("1.e3", 1, 1),
         ("08", 1, 1),
-        ("0x1F", 1, 1),
+        ("0x1F", 1, 2),
         ('"\\0"', 1, 1),
         ("{1,2,}", 1, 6),
         ("u ?: -a", 1, 6),

@@ -157,8 +157,10 @@ class _Space:
             out.append(UNDEFINED)
         if "E" in t:
             out.append(ERROR)
-        if "list" in t or "ad" in t:
+        if "list" in t:
             out.append([])
+        if "ad" in t:
+            out.append({})
         if "str" in t:
             strs = [k for k in consts if isinstance(k, str)]
             if ordered and strs:

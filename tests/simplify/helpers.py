@@ -48,6 +48,8 @@ def normalise(v: Any) -> Any:
         return ("str", v)
     if isinstance(v, list):
         return ("list", tuple(normalise(x) for x in v))
+    if isinstance(v, dict | classad2.ClassAd):
+        return ("ad", tuple(sorted((str(k).lower(), normalise(x)) for k, x in v.items())))
     return ("other", repr(v))
 
 
@@ -70,7 +72,7 @@ def project_evaluator() -> Any | None:
 NAMES = ("a", "b", "c")
 ANY_VALUES: list[Any] = [
     UNDEFINED, ERROR, True, False, 0, 1, 5, -3, 60, 300, 900, 901, 2.5, 0.0, 899.5,
-    math.nan, math.inf, -math.inf, "abc", "ABC", "Owner", "owner", "", [1, 2],
+    math.nan, math.inf, -math.inf, "abc", "ABC", "Owner", "owner", "", [1, 2], {"x": 1},
 ]  # fmt: skip
 CONSTS = [
     A.Integer(0), A.Integer(1), A.Integer(5), A.Integer(60), A.Integer(300),

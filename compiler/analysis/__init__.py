@@ -1,0 +1,111 @@
+"""Static analysis of a compiled policy (stage: after `compile_policy`, before output).
+
+Pure functions over a `StateTable` (and, for the lints that read configuration text, a
+`Config`); nothing prints, nothing imports runtime.
+
+Public API
+----------
+`analyse(table, config=None) -> tuple[Finding, ...]`: every table check and lint, in a
+deterministic order; `Finding` (code, severity, message, rows, pairs, witness, proof,
+where, suggestion); `CODES` (every finding code with its meaning); `satisfiable(expr,
+want=..., domains=..., assume=...) -> Satisfiability` (verdict sat | unsat | unknown, a
+confirmed `Witness` for sat, a proof for unsat: see `compiler.analysis.sat`).
+
+Modules: `sat` (the decision procedure), `context` (guards in their pair's context,
+firing conditions), `table_checks` (dead/always, reachability, flapping, suspended
+forever, never evicted, vacating forever), `lints` (the manuals' warnings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from compiler.analysis import lints
+from compiler.analysis.context import Analysis
+from compiler.analysis.findings import CODES, Finding, Severity
+from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
+from compiler.analysis.table_checks import CHECKS, reachable_pairs
+from compiler.classad import ast as A
+from compiler.classad import parse
+from compiler.table import StateTable
+
+if TYPE_CHECKING:
+    from compiler.config import Config
+
+__all__ = [
+    "CODES",
+    "Analysis",
+    "Finding",
+    "Satisfiability",
+    "Severity",
+    "Witness",
+    "always",
+    "analyse",
+    "reachable_pairs",
+    "satisfiable",
+]
+
+_ORDER = {"error": 0, "warning": 1, "info": 2}
+
+
+def analyse(
+    table: StateTable,
+    config: Config | None = None,
+    *,
+    machine: Iterable[str] = (),
+    job: Iterable[str] = (),
+) -> tuple[Finding, ...]:
+    """Every check and lint for `table` (compiled from `config`), most severe first.
+
+    `machine`/`job` add attribute names to the known lists (e.g. STARTD_ATTRS)."""
+    an = Analysis(table, tuple(machine))
+    found: list[Finding] = []
+    for check in CHECKS:
+        found += check(an)
+    config_names = config.names() if config is not None else ()
+    known = lints.known_names(an, config_names, machine, job)
+    policies = _policies(table)
+    found += lints.undefined_equality(policies, known)
+    found += lints.string_number(policies, known)
+    found += lints.unknown_attributes(policies, known)
+    found += lints.start_job_attributes(an, _is_owner_text(table, config), known)
+    found += lints.want_suspend_without_suspend(an)
+    if config is not None:
+        found += lints.undefined_macros(
+            _raw_values(config), lambda n: config.raw(n) is not None, config_names
+        )
+    return tuple(sorted(found, key=lambda f: _ORDER[f.severity]))
+
+
+def _policies(table: StateTable) -> dict[str, A.Expr]:
+    out: dict[str, A.Expr] = {}
+    for name, text in table.policy_values:
+        try:
+            out[name] = parse(text)
+        except Exception:
+            continue
+    return out
+
+
+def _is_owner_text(table: StateTable, config: Config | None) -> str | None:
+    if config is not None:
+        for name in ("IsOwner", "IS_OWNER"):
+            value = config.get(name)
+            if value:
+                return value
+    try:
+        return table.spec.policy("IS_OWNER").default
+    except KeyError:
+        return None
+
+
+def _raw_values(config: Config) -> dict[str, tuple[str, str]]:
+    out: dict[str, tuple[str, str]] = {}
+    for name in config.names():
+        definition = config.definition(name)
+        if definition is None or definition.origin.template:
+            continue
+        raw = config.raw(name) or ""
+        out[name] = (raw, definition.origin.describe())
+    return out

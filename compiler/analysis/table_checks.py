@@ -1,0 +1,341 @@
+"""Checks over the compiled state table: dead and always-true transitions, unreachable
+pairs, flapping, a Suspended activity that is never left, jobs never evicted, vacating
+forever.
+
+Stage: static analysis (pure functions `Analysis -> list[Finding]`). Each check states
+its rule in its docstring; "dead"/"never" claims come only from an "unsat" proof, "can
+happen" claims only with a witness the evaluator confirmed.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+
+from compiler.analysis.context import AFTER, STATE_BOUND, Analysis, conj, rename
+from compiler.analysis.findings import Finding
+from compiler.classad import ast as A
+from compiler.classad import unparse
+from compiler.table import Row
+
+Check = Callable[[Analysis], list[Finding]]
+
+
+def _pair(p: tuple[str, str]) -> str:
+    return f"{p[0]}/{p[1]}"
+
+
+def _label(row: Row) -> str:
+    return f"transition {row.number}" if row.transition.numbered else row.id
+
+
+def trigger_verdicts(an: Analysis, row: Row) -> dict[int, str]:
+    """Verdict (sat/unsat/unknown) of each guarded trigger, in its source pair's context.
+    Event and timer triggers without a guard count as "sat" (they can always happen)."""
+    out: dict[int, str] = {}
+    assume = an.assume(row.source)
+    for index, (trig, compiled) in enumerate(
+        zip(row.transition.triggers, row.triggers, strict=True)
+    ):
+        if compiled is None:
+            out[index] = "sat" if not trig.guard.strip() else "unknown"
+            continue
+        out[index] = an.sat(compiled.expr, assume).verdict
+    return out
+
+
+def dead_and_always(an: Analysis) -> list[Finding]:
+    """A row is dead when every trigger's guard is unsatisfiable in its source pair; a
+    policy trigger of a live row that can never fire is reported too (info); a row whose
+    policy guard is TRUE for every input fires at the first evaluation (info)."""
+    found: list[Finding] = []
+    for row in an.table.rows:
+        verdicts = trigger_verdicts(an, row)
+        if verdicts and all(v == "unsat" for v in verdicts.values()):
+            proofs = {
+                an.sat(g.expr, an.assume(row.source)).proof for _, g in an.policy_guards(row)
+            } - {""}
+            found.append(
+                Finding(
+                    "dead-transition",
+                    "warning",
+                    f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)}) can never fire: "
+                    f"{row.simplified or row.trigger}",
+                    rows=(row.id,),
+                    pairs=(_pair(row.source),),
+                    proof="; ".join(sorted(proofs)),
+                )
+            )
+            continue
+        for index, compiled in an.policy_guards(row):
+            verdict = verdicts.get(index)
+            trig = row.transition.triggers[index]
+            if verdict == "unsat" and trig.kind == "policy":
+                found.append(
+                    Finding(
+                        "dead-trigger",
+                        "info",
+                        f"{_label(row)}: the policy trigger {trig.guard!r} can never fire "
+                        f"(guard {compiled.simplified or compiled.expanded})",
+                        rows=(row.id,),
+                        pairs=(_pair(row.source),),
+                        proof=an.sat(compiled.expr, an.assume(row.source)).proof,
+                    )
+                )
+            elif verdict == "unknown":
+                found.append(
+                    Finding(
+                        "undecided-guard",
+                        "info",
+                        f"{_label(row)}: could not decide whether {trig.guard!r} can be TRUE "
+                        f"({compiled.simplified})",
+                        rows=(row.id,),
+                    )
+                )
+        if row.guard is not None and row.transition.policy_triggers:
+            sure = an.sat(row.guard.expr, an.assume(row.source), want=("F", "U", "E"))
+            if sure.verdict == "unsat":
+                found.append(
+                    Finding(
+                        "always-transition",
+                        "info",
+                        f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)}) fires at "
+                        f"the first evaluation unless an earlier step does: its guard "
+                        f"{row.simplified} "
+                        "is always TRUE",
+                        rows=(row.id,),
+                        pairs=(_pair(row.source),),
+                        proof=sure.proof.replace("never FALSE/UNDEFINED/ERROR", "always TRUE"),
+                    )
+                )
+    return found
+
+
+def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:
+    """Source pair -> target pairs of every row with a trigger that is not proved dead."""
+    edges: dict[tuple[str, str], set[tuple[str, str]]] = {}
+    for row in an.table.rows:
+        verdicts = trigger_verdicts(an, row)
+        if verdicts and all(v == "unsat" for v in verdicts.values()):
+            continue
+        for target in row.transition.targets:
+            edges.setdefault(row.source, set()).add((target.state, target.activity))
+    return edges
+
+
+def reachable_pairs(an: Analysis) -> set[tuple[str, str]]:
+    spec = an.table.spec
+    start = (spec.initial.state, spec.initial.activity)
+    edges = live_edges(an)
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for nxt in edges.get(here, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+def unreachable(an: Analysis) -> list[Finding]:
+    """Pairs of the era that no chain of live transitions reaches from the initial pair."""
+    seen = reachable_pairs(an)
+    found = []
+    for spec_pair in an.table.spec.pairs:
+        pair = (spec_pair.pair.state, spec_pair.pair.activity)
+        if an.table.spec.state(pair[0]).internal or pair in seen:
+            continue
+        found.append(
+            Finding(
+                "unreachable-pair",
+                "info",
+                f"{_pair(pair)} is unreachable with this policy",
+                pairs=(_pair(pair),),
+                proof="every transition into it, or into the pairs leading to it, is dead",
+            )
+        )
+    return found
+
+
+def flapping(an: Analysis) -> list[Finding]:
+    """Rows A->B and B->A (policy triggers) that fire for the same sensor input: the slot
+    would oscillate (SUSPEND/CONTINUE, IS_OWNER flipping). State-bound attributes (State,
+    Activity, the Entered* stamps) are separate for the two pairs; everything else — the
+    sensors, the job, the predicates — is shared."""
+    found: list[Finding] = []
+    rows = [r for r in an.table.rows if r.source != r.target]
+    for first in rows:
+        for second in rows:
+            if (
+                first.id >= second.id
+                or first.target != second.source
+                or second.target != first.source
+            ):
+                continue
+            for i, _ in an.policy_guards(first):
+                if first.transition.triggers[i].kind != "policy":
+                    continue
+                for j, _ in an.policy_guards(second):
+                    if second.transition.triggers[j].kind != "policy":
+                        continue
+                    both = conj([an.firing(first, i), rename(an.firing(second, j), STATE_BOUND)])
+                    assume = {**an.assume(first.source), **an.assume(second.source, AFTER)}
+                    result = an.sat(both, assume)
+                    if result.verdict == "sat":
+                        found.append(
+                            Finding(
+                                "flapping",
+                                "warning",
+                                f"{_label(first)} ({_pair(first.source)} -> {_pair(first.target)}, "
+                                f"{first.transition.triggers[i].guard}) and {_label(second)} "
+                                f"(back, {second.transition.triggers[j].guard}) both fire for the "
+                                "same input: the slot oscillates",
+                                rows=(first.id, second.id),
+                                pairs=(_pair(first.source), _pair(first.target)),
+                                witness=result.witness,
+                            )
+                        )
+                        break
+                else:
+                    continue
+                break
+    return found
+
+
+def _policy_named(an: Analysis, row: Row, index: int) -> bool:
+    guard = row.transition.triggers[index].guard
+    from compiler.spec import guard_names
+
+    try:
+        names = guard_names(guard)
+    except Exception:
+        return False
+    return any(an.table.spec.name_kind(n) == "policy" for n in names)
+
+
+def suspended_forever(an: Analysis) -> list[Finding]:
+    """Claimed/Suspended can be entered by policy but no trigger that depends on a policy
+    expression (CONTINUE, PREEMPT, ...) can ever leave it: only a release, a vacate or
+    the end of the claim would."""
+    pair = ("Claimed", "Suspended")
+    entering = [
+        r for r in an.table.rows if pair in [(t.state, t.activity) for t in r.transition.targets]
+    ]
+    if not entering or pair not in reachable_pairs(an):
+        return []
+    leaving = [r for r in an.table.rows_from(pair) if r.target != r.source]
+    live = []
+    for row in leaving:
+        verdicts = trigger_verdicts(an, row)
+        for index, _ in an.policy_guards(row):
+            if _policy_named(an, row, index) and verdicts.get(index) != "unsat":
+                live.append(row.id)
+    if live:
+        return []
+    return [
+        Finding(
+            "suspended-forever",
+            "warning",
+            "a suspended job is never resumed or preempted by policy: every policy trigger "
+            "out of Claimed/Suspended is dead",
+            rows=tuple(r.id for r in leaving),
+            pairs=(_pair(pair),),
+            proof="each guard proved never TRUE",
+        )
+    ]
+
+
+def never_evicted(an: Analysis) -> list[Finding]:
+    """START can be FALSE for a running job, yet PREEMPT can never be TRUE (and neither
+    can WANT_SUSPEND && SUSPEND) while it is: once a job runs, the owner's return never
+    gets it off the machine."""
+    start = an.policy_expr("START")
+    preempt = an.policy_expr("PREEMPT")
+    if start is None or preempt is None:
+        return []
+    assume = an.assume(("Claimed", "Busy"))
+    start_false = A.Binary("=?=", start, A.Boolean(False))
+    if an.sat(start_false, assume).verdict != "sat":
+        return []
+    evict = preempt
+    want, suspend = an.policy_expr("WANT_SUSPEND"), an.policy_expr("SUSPEND")
+    if want is not None and suspend is not None:
+        evict = A.Binary("||", preempt, A.Binary("&&", want, suspend))
+    result = an.sat(conj([start_false, evict]), assume)
+    if result.verdict != "unsat":
+        return []
+    return [
+        Finding(
+            "never-evicted",
+            "warning",
+            "START can be FALSE while a job runs (the machine no longer wants it), but "
+            "PREEMPT (or WANT_SUSPEND && SUSPEND) is never TRUE then: a running job is "
+            f"never evicted by policy (START = {unparse(start)}, PREEMPT = {unparse(preempt)})",
+            pairs=("Claimed/Busy",),
+            witness=an.sat(start_false, assume).witness,
+            proof=result.proof,
+        )
+    ]
+
+
+def vacating_forever(an: Analysis) -> list[Finding]:
+    """KILL can never be TRUE and no vacate time limit applies (MachineMaxVacateTime is
+    absent in this era, or infinite): a job that ignores the soft kill keeps the slot in
+    Preempting/Vacating until it exits on its own."""
+    try:
+        row = next(
+            r
+            for r in an.table.rows_from(("Preempting", "Vacating"))
+            if r.target == ("Preempting", "Killing")
+        )
+    except StopIteration:
+        return []
+    kill = [(i, g) for i, g in an.policy_guards(row) if row.transition.triggers[i].kind == "policy"]
+    if not kill:
+        return []
+    if any(an.sat(g.expr, an.assume(row.source)).verdict != "unsat" for _, g in kill):
+        return []
+    limit = _vacate_limit(an)
+    if limit is not None:
+        return []
+    return [
+        Finding(
+            "vacating-forever",
+            "warning",
+            f"KILL can never be TRUE ({_label(row)} is dead) and there is no vacate time "
+            "limit: a job that ignores the soft-kill signal stays in Preempting/Vacating "
+            "until it exits by itself",
+            rows=(row.id,),
+            pairs=("Preempting/Vacating",),
+            proof=an.sat(kill[0][1].expr, an.assume(row.source)).proof,
+        )
+    ]
+
+
+def _vacate_limit(an: Analysis) -> float | None:
+    names = {t.name for t in an.table.spec.timers}
+    if "MachineMaxVacateTime" not in names:
+        return None
+    expr = an.policy_expr("MachineMaxVacateTime")
+    if expr is None:
+        timer = an.table.spec.timer("MachineMaxVacateTime")
+        return float(timer.default) if timer.default is not None else None
+    from compiler.classad import evaluate
+
+    value = evaluate(expr, {}, {})
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 600.0  # depends on the job: assume it is finite
+    if value >= 2**31 - 1 or value < 0:
+        return None
+    return float(value)
+
+
+CHECKS: tuple[Check, ...] = (
+    dead_and_always,
+    unreachable,
+    flapping,
+    suspended_forever,
+    never_evicted,
+    vacating_forever,
+)

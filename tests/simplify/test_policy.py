@@ -4,6 +4,7 @@ could publish, and the simplifications an administrator should see."""
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -55,7 +56,7 @@ JOB = st.fixed_dictionaries(
 
 
 @pytest.mark.parametrize("name", list(ALL))
-@settings(max_examples=60)
+@settings(max_examples=100 if os.environ.get("CI") else 30)
 @given(
     machines=st.lists(MACHINE, min_size=10, max_size=10),
     jobs=st.lists(JOB, min_size=10, max_size=10),

@@ -114,3 +114,33 @@ def test_simplified_equals_original_many(
 ) -> None:
     _check(e, simplify(e).expr, machines, jobs)
     _check(e, simplify(e, domains=STARTD_DOMAINS).expr, machines, jobs)
+
+
+def _two_valued_guards() -> st.SearchStrategy[A.Expr]:
+    """Guards whose atoms are comparisons of defined numbers: exercises sympy."""
+    atom = st.builds(
+        A.Binary,
+        st.sampled_from(["<", "<=", ">", ">=", "==", "!="]),
+        st.sampled_from([A.AttrRef("a"), A.AttrRef("b"), A.AttrRef(["MY", "a"][1], "MY")]),
+        st.sampled_from([A.Integer(60), A.Integer(300), A.Real(899.5), A.Integer(900)]),
+    )
+    return st.recursive(
+        atom,
+        lambda kids: st.one_of(
+            st.builds(lambda lhs, rhs: A.Binary("&&", lhs, rhs), kids, kids),
+            st.builds(lambda lhs, rhs: A.Binary("||", lhs, rhs), kids, kids),
+            st.builds(lambda x: A.Unary("!", x), kids),
+        ),
+        max_leaves=9,
+    )
+
+
+@settings(max_examples=EXAMPLES)
+@given(
+    _two_valued_guards(),
+    st.lists(_domain_machine(), min_size=CASES_PER_GUARD, max_size=CASES_PER_GUARD),
+)
+def test_two_valued_minimisation_is_sound(e: A.Expr, machines: list[dict[str, Any]]) -> None:
+    got = simplify(e, domains=DOMAINS)
+    assert got.minimised or got.notes
+    _check(e, got.expr, machines, [{}] * len(machines))

@@ -3,7 +3,8 @@
 Law: the operands of a `&&`/`||` chain with two or more operands, the operand of `!`, and
 the condition of `?:`/`ifThenElse` are only inspected through their truth value
 (section 6-7), so there `!!x`, `TRUE && x`, `x && TRUE`, `FALSE || x` and `x || FALSE`
-(which all have x's truth value, whatever x is) may be written `x`. Elsewhere they stay:
+(which all have x's truth value, whatever x is) may be written `x`, and so may a pair
+`x && y` / `x || y` that the region oracle proves has x's truth value (`a && a`). Elsewhere they stay:
 `!!5` is TRUE, not 5.
 """
 
@@ -13,9 +14,11 @@ from dataclasses import replace
 
 from compiler.classad import ast as A
 from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten
+from compiler.simplify.domains import Env
+from compiler.simplify.regions import equivalent
 
 
-def _as_truth(x: A.Expr) -> A.Expr | None:
+def _as_truth(x: A.Expr, env: Env) -> A.Expr | None:
     """A simpler expression with x's truth value, or None."""
     if isinstance(x, A.Unary) and x.op == "!":
         inner = x.operand
@@ -28,6 +31,8 @@ def _as_truth(x: A.Expr) -> A.Expr | None:
             return x.right
         if x.right == identity:
             return x.left
+        if equivalent(x, x.left, env, as_truth=True):  # `a && a`, `a > 9 && a > 5`
+            return x.left
     return None
 
 
@@ -36,18 +41,18 @@ def truth_only_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
         case A.Binary(op="&&" | "||"):
             items = flatten(e, e.op)
             for i, x in enumerate(items):
-                y = _as_truth(x)
+                y = _as_truth(x, ctx.env)
                 if y is not None:
                     return chain(e.op, [*items[:i], y, *items[i + 1 :]])
             return None
         case A.Unary(op="!", operand=x):
-            y = _as_truth(x)
+            y = _as_truth(x, ctx.env)
             return None if y is None else replace(e, operand=y)
         case A.Conditional(cond=c):
-            y = _as_truth(c)
+            y = _as_truth(c, ctx.env)
             return None if y is None else replace(e, cond=y)
         case A.Call(args=(c, t, o)) if e.key == "ifthenelse":
-            y = _as_truth(c)
+            y = _as_truth(c, ctx.env)
             return None if y is None else replace(e, args=(y, t, o))
         case _:
             return None

@@ -90,13 +90,21 @@ def decode_escapes(body: str, token: Token) -> str:
 
     def one(match: re.Match[str]) -> str:
         text = match.group(1)
-        octal = text[0] in "01234567"
-        char = chr(int(text, 8)) if octal else _SIMPLE_ESCAPES.get(text, text)
-        if char == "\0":
+        if text[0] not in "01234567":
+            return _SIMPLE_ESCAPES.get(text, text)
+        code = int(text, 8)
+        if code == 0:
             raise _fail("string contains a NUL character (\\0)", token)
-        return char
+        # An octal escape is one byte; bytes above 0x7F are kept in surrogateescape
+        # form until the whole string is read back as UTF-8 (`"\\303\\251"` is é).
+        return chr(code) if code < 0x80 else chr(0xDC00 + code)
 
-    decoded = _ESCAPE.sub(one, body) if "\\" in body else body
+    if "\\" not in body:
+        decoded = body
+    else:
+        decoded = _ESCAPE.sub(one, body)
+        if any(0xDC80 <= ord(c) <= 0xDCFF for c in decoded):
+            decoded = decoded.encode("utf-8", "surrogateescape").decode("utf-8", "surrogateescape")
     if "\0" in decoded:
         raise _fail("string contains a NUL character", token)
     return decoded

@@ -290,9 +290,11 @@ def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
     if base is UNDEFINED or index is UNDEFINED:
         return UNDEFINED
     if isinstance(base, list):
-        if type(index) is int and 0 <= index < len(base):
-            return base[index]
-        return ERROR
+        if type(index) is not int:
+            return ERROR
+        # HTCondor converts the index to a 32-bit int first: {7,8}[4294967297] is 8.
+        index = (index + 2**31) % 2**32 - 2**31
+        return base[index] if 0 <= index < len(base) else ERROR
     if isinstance(base, Scope) and type(index) is str:
         key = index.lower()
         raw = base.attrs.get(key, _MISSING)

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from compiler.classad import ast
@@ -62,14 +63,24 @@ def precedence(node: ast.Expr) -> int:
             return PRIMARY
 
 
-def quote_string(value: str, quote: str = '"') -> str:
-    """A new-syntax string literal (or quoted name when `quote` is `'`)."""
+def quote_string(value: str, quote: str = '"', *, ascii_only: bool = False) -> str:
+    """A new-syntax string literal (or quoted name when `quote` is `'`).
+
+    Control characters and bytes that are not valid UTF-8 (kept as lone surrogates)
+    are written as octal escapes; with `ascii_only`, as HTCondor writes strings, every
+    byte of a non-ASCII character is.
+    """
     out = []
     for char in value:
+        code = ord(char)
         if char == quote or char in _STRING_ESCAPES:
             out.append(_STRING_ESCAPES.get(char, "\\" + char))
-        elif ord(char) < 32 or ord(char) == 127:
-            out.append(f"\\{ord(char):03o}")
+        elif code < 32 or code == 127:
+            out.append(f"\\{code:03o}")
+        elif 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\{code - 0xDC00:03o}")
+        elif code > 127 and ascii_only:
+            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
         else:
             out.append(char)
     return quote + "".join(out) + quote
@@ -91,29 +102,41 @@ def real_literal(value: float) -> str:
     return repr(value)
 
 
-def _wrap(node: ast.Expr, minimum: int, real: RealFormat) -> str:
-    text = _unparse(node, real)
+@dataclass(frozen=True, slots=True)
+class Style:
+    """The few spelling choices that differ between our text and HTCondor's."""
+
+    real: RealFormat
+    arg_sep: str = ", "
+    unary_lead: str = ""
+    number_gap: bool = True  # `- 5` (unary minus) must not read back as the literal -5
+    ascii_strings: bool = False
+    op_names: Mapping[str, str] = field(default_factory=dict)
+
+
+def _wrap(node: ast.Expr, minimum: int, style: Style) -> str:
+    text = _unparse(node, style)
     return f"({text})" if precedence(node) < minimum else text
 
 
-def _postfix_base(node: ast.Expr, real: RealFormat) -> str:
+def _postfix_base(node: ast.Expr, style: Style) -> str:
     # A scope word or a number cannot be written bare before `.name`: `MY.x` would
     # become a scoped reference, and `5.x` is not a valid number.
     if isinstance(node, ast.Integer | ast.Real):
-        return f"({_unparse(node, real)})"
+        return f"({_unparse(node, style)})"
     if isinstance(node, ast.AttrRef) and node.scope is None and node.name.upper() in ast.SCOPES:
-        return f"({_unparse(node, real)})"
-    return _wrap(node, PRIMARY, real)
+        return f"({_unparse(node, style)})"
+    return _wrap(node, PRIMARY, style)
 
 
-def _unparse(node: ast.Expr, real: RealFormat) -> str:
+def _unparse(node: ast.Expr, style: Style) -> str:
     match node:
         case ast.Integer(value=v):
             return str(v)
         case ast.Real(value=v):
-            return real(v)
+            return style.real(v)
         case ast.String(value=v):
-            return quote_string(v)
+            return quote_string(v, ascii_only=style.ascii_strings)
         case ast.Boolean(value=v):
             return "true" if v else "false"
         case ast.UndefinedLit():
@@ -127,39 +150,59 @@ def _unparse(node: ast.Expr, real: RealFormat) -> str:
         case ast.AttrRef(name=name, scope=scope):
             return f"{scope}.{quote_name(name)}"
         case ast.Select(base=base, name=name):
-            return f"{_postfix_base(base, real)}.{quote_name(name)}"
+            return f"{_postfix_base(base, style)}.{quote_name(name)}"
         case ast.Subscript(base=base, index=index):
-            return f"{_postfix_base(base, real)}[{_unparse(index, real)}]"
+            return f"{_postfix_base(base, style)}[{_unparse(index, style)}]"
         case ast.ListExpr(items=items):
-            return "{" + ", ".join(_unparse(i, real) for i in items) + "}"
+            return "{" + ", ".join(_unparse(i, style) for i in items) + "}"
         case ast.RecordExpr(attrs=attrs):
-            return "[" + "; ".join(f"{quote_name(k)} = {_unparse(v, real)}" for k, v in attrs) + "]"
+            return (
+                "[" + "; ".join(f"{quote_name(k)} = {_unparse(v, style)}" for k, v in attrs) + "]"
+            )
         case ast.Call(name=name, args=args):
-            return f"{name}(" + ", ".join(_unparse(a, real) for a in args) + ")"
+            return f"{name}(" + style.arg_sep.join(_unparse(a, style) for a in args) + ")"
         case ast.Unary(op=op, operand=operand):
-            text = _wrap(operand, UNARY, real)
+            text = _wrap(operand, UNARY, style)
             # `- 5` is unary minus applied to 5; `-5` would be the literal -5.
-            gap = " " if op in "+-" and text[:1] in "0123456789.+-" else ""
-            return f"{op}{gap}{text}"
+            number = op in "+-" and text[:1] in "0123456789.+-"
+            gap = " " if number and style.number_gap else ""
+            return f"{style.unary_lead}{op}{gap}{text}"
         case ast.Binary(op=op, left=left, right=right):
             level = BINARY_PRECEDENCE[op]
-            return f"{_wrap(left, level, real)} {op} {_wrap(right, level + 1, real)}"
+            symbol = style.op_names.get(op, op)
+            return f"{_wrap(left, level, style)} {symbol} {_wrap(right, level + 1, style)}"
         case ast.Elvis(left=left, right=right):
-            return f"{_wrap(left, ELVIS, real)} ?: {_wrap(right, PRIMARY, real)}"
+            return f"{_wrap(left, ELVIS, style)} ?: {_wrap(right, PRIMARY, style)}"
         case ast.Conditional(cond=cond, then=then, otherwise=otherwise):
-            return f"{_wrap(cond, CONDITIONAL + 1, real)} ? {_unparse(then, real)} : {_unparse(otherwise, real)}"
+            return f"{_wrap(cond, CONDITIONAL + 1, style)} ? {_unparse(then, style)} : {_unparse(otherwise, style)}"
         case _:
             raise TypeError(f"not a ClassAd expression node: {node!r}")
 
 
+ROUND_TRIP = Style(real_literal)
+
+
 def unparse(expr: ast.Expr) -> str:
     """ClassAd text for `expr` with minimal parentheses (`parse(unparse(e)) == e`)."""
-    return call_deep(_unparse, expr, real_literal)
+    return call_deep(_unparse, expr, ROUND_TRIP)
+
+
+HTCONDOR = Style(
+    lambda v: format_real(v),
+    arg_sep=",",
+    unary_lead=" ",
+    number_gap=False,
+    ascii_strings=True,
+    op_names={"=?=": "is", "=!=": "isnt"},
+)
 
 
 def unparse_classad_style(expr: ast.Expr) -> str:
-    """Like `unparse`, but reals written as HTCondor does (`2.500000000000000E+00`)."""
-    return call_deep(_unparse, expr, format_real)
+    """Like `unparse`, but written as HTCondor's unparser writes it: reals as
+    `2.500000000000000E+00`, `is`/`isnt`, ` -a`, `f(a,b)` (what `unparse()` returns).
+    HTCondor also keeps the source's redundant parentheses and pretty-prints lists and
+    nested ads over several lines; neither is reproduced."""
+    return call_deep(_unparse, expr, HTCONDOR)
 
 
 # ---- values, printed the way HTCondor's unparser prints them ----
@@ -190,7 +233,7 @@ def format_value(value: Any) -> str:
         case float():
             return format_real(value)
         case str():
-            return quote_string(value)
+            return quote_string(value, ascii_only=True)
         case list() | tuple():
             return "{ " + ",".join(format_value(v) for v in value) + " }"
         case dict():

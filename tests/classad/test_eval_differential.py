@@ -72,3 +72,25 @@ def test_well_typed_policies_against_two_ads(expr: ast.Expr, my: dict, target: d
 @settings(max_examples=EXAMPLES)
 def test_well_typed_policies_against_one_ad(expr: ast.Expr, my: dict) -> None:
     _check(expr, my, None)
+
+
+def _has_aggregate(expr: ast.Expr) -> bool:
+    from compiler.classad.parser import children
+
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.ListExpr | ast.RecordExpr):
+            return True
+        stack.extend(children(node))
+    return False
+
+
+@given(policy_exprs())
+@settings(max_examples=EXAMPLES)
+def test_unparse_function_writes_like_htcondor(expr: ast.Expr) -> None:
+    """`unparse(attr)`: same text as HTCondor, except that HTCondor pretty-prints lists
+    and nested ads over several lines (not reproduced, so not generated here)."""
+    if _has_aggregate(expr):
+        return
+    _check(_parse("unparse(Rank)"), {"Rank": expr}, None)

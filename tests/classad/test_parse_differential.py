@@ -68,8 +68,10 @@ def _offset(text: str, line: int, column: int) -> int:
 
 
 def _compare(text: str) -> None:
-    if re.search(r"\.\.\s*\.?[0-9]", text):
-        return  # oracle quirk not followed: `..5` and `..0` read as the real 0.0
+    if re.search(r"\.\.\s*\.?[0-9]|0[xX][0-9a-fA-F]*\.", text):
+        # Oracle quirks not followed: `..5` and `..0` read as the real 0.0; `0x1F1.5`
+        # is accepted as a C hexadecimal real (while the integer `0x1F` is an error).
+        return
     accepted, value = _oracle(text)
     try:
         expr = parse(text)

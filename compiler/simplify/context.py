@@ -25,6 +25,11 @@ class Ctx:
             self.notes.append(text)
 
 
+#: Functions whose arguments are not values in this scope: `unparse(x)` reads x's source
+#: text, `evalInEachContext`/`countMatches` evaluate their first argument in other ads.
+#: Rewriting inside them (with this ad's domains or assumptions) would change the result.
+SCOPE_CHANGING_CALLS = frozenset({"unparse", "evalineachcontext", "countmatches"})
+
 #: A node-local rewrite: a new node, or None when its law does not apply here.
 Rule = Callable[[A.Expr, Ctx], A.Expr | None]
 
@@ -71,6 +76,8 @@ def map_children(e: A.Expr, f: Callable[[A.Expr], A.Expr]) -> A.Expr:
         case A.Elvis(left=l, right=r):
             l2, r2 = f(l), f(r)
             return e if (l2 is l and r2 is r) else replace(e, left=l2, right=r2)
+        case A.Call(name=name) if name.lower() in SCOPE_CHANGING_CALLS:
+            return e
         case A.Call(args=args):
             new = tuple(f(a) for a in args)
             return (

@@ -115,6 +115,9 @@ def test_every_builtin_has_an_arity_entry() -> None:
 def test_any_arguments(name: str, data: st.DataObject) -> None:
     low, high = ARITY[name]
     args = data.draw(st.lists(values, min_size=low, max_size=high), label="args")
+    if name == "splittime":
+        # Beyond gmtime's range HTCondor returns uninitialised (varying) fields.
+        assume(not any(type(a) is int and abs(a) > 2**40 for a in args))
     assume(check(name, args))
 
 

@@ -16,12 +16,12 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import Final
 
 from compiler.classad import ast as A
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.simplify.domains import TIME_DOMAIN, Domain, Env
+from compiler.simplify.memo import IdMemo
 from compiler.simplify.threevl import ALL_TV, AND_TABLE, NOT_TABLE, OR_TABLE
 
 NUMERIC: Final = frozenset({"bool", "int", "real", "nan"})
@@ -268,9 +268,17 @@ def _conditional(c: Abs, then: Abs, otherwise: Abs) -> Abs:
     return Abs(out.tags | extra, out.low, out.high)
 
 
-@lru_cache(maxsize=8192)
+_ABSTRACT: IdMemo[Abs] = IdMemo()
+_CANON: IdMemo[A.Expr] = IdMemo()
+_DETERMINISTIC: IdMemo[bool] = IdMemo()
+
+
 def abstract(e: A.Expr, env: Env) -> Abs:
     """An over-approximation of the values `e` can take (HTCondor mode, two ads)."""
+    return _ABSTRACT(_abstract, e, env)  # type: ignore[arg-type]
+
+
+def _abstract(e: A.Expr, env: Env) -> Abs:
     match e:
         case A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit():
             return abs_of_value(literal_value(e))
@@ -339,12 +347,7 @@ _fresh = itertools.count()
 def canon(e: A.Expr, env: Env) -> A.Expr:
     """A normal form for atom identity: case-folded names, `x` -> `MY.x` when `x` is
     certainly in MY, a unique marker for every `random()` occurrence."""
-    return _canon_cached(e, env) if deterministic(e) else _canon(e, env)
-
-
-@lru_cache(maxsize=8192)
-def _canon_cached(e: A.Expr, env: Env) -> A.Expr:
-    return _canon(e, env)
+    return _CANON(_canon, e, env) if deterministic(e) else _canon(e, env)  # type: ignore[arg-type]
 
 
 def _canon(e: A.Expr, env: Env) -> A.Expr:
@@ -379,6 +382,10 @@ def _canon(e: A.Expr, env: Env) -> A.Expr:
 
 def deterministic(e: A.Expr) -> bool:
     """No `random()` inside (two occurrences of the same text may differ)."""
+    return _DETERMINISTIC(lambda x, _: _deterministic(x), e, None)
+
+
+def _deterministic(e: A.Expr) -> bool:
     match e:
         case A.Call(name=n, args=args):
             return n.lower() not in NONDETERMINISTIC and all(deterministic(a) for a in args)

@@ -84,7 +84,7 @@ def _norm(mapping: Mapping[str, object]) -> dict[str, object]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Env:
     """Domains and assumed values, keyed `"MY.<lower name>"` / `"TARGET.<lower name>"`."""
 
@@ -95,11 +95,13 @@ class Env:
     def make(domains: Mapping[str, Domain], assume: Mapping[str, Value]) -> Env:
         d = _norm(domains)
         a = _norm(assume)
-        return Env(
-            tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain))),
-            # The type name is part of the key: False == 0 == 0.0 in Python, not in ClassAd
-            # (and Env is a cache key).
-            tuple(sorted((k, (type(v).__name__, _freeze(v))) for k, v in a.items())),
+        return _intern(
+            Env(
+                tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain))),
+                # The type name is part of the key: False == 0 == 0.0 in Python, not in ClassAd
+                # (and Env is a cache key).
+                tuple(sorted((k, (type(v).__name__, _freeze(v))) for k, v in a.items())),
+            )
         )
 
     def _domain_map(self) -> dict[str, Domain]:
@@ -147,3 +149,14 @@ def _freeze(v: object) -> object:
 
 def _thaw(v: object) -> object:
     return [_thaw(x) for x in v] if isinstance(v, tuple) else v
+
+
+_ENVS: dict[tuple[object, object], Env] = {}
+
+
+def _intern(env: Env) -> Env:
+    """One object per distinct content, so Env compares and hashes by identity (fast)."""
+    key = (env.domains, env.assume)
+    if len(_ENVS) > 1024:
+        _ENVS.clear()
+    return _ENVS.setdefault(key, env)

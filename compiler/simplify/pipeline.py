@@ -72,11 +72,12 @@ class Simplified:
 
 
 def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
+    """Apply the rules at one node until none fires (children are left to the next sweep)."""
     for _ in range(_MAX_ROUNDS):
         for rule in RULES:
             new = rule(e, ctx)
-            if new is not None and new != e:
-                e = _sweep(new, ctx)  # children of the new node may be rewritable
+            if new is not None and new is not e and new != e:
+                e = new
                 break
         else:
             return e
@@ -88,7 +89,14 @@ def _sweep(e: A.Expr, ctx: Ctx) -> A.Expr:
 
 
 def run_rules(e: A.Expr, ctx: Ctx) -> A.Expr:
-    return _sweep(e, ctx)
+    """Bottom-up sweeps until the tree stops changing (sqlglot's while_changing)."""
+    for _ in range(_MAX_ROUNDS):
+        new = _sweep(e, ctx)
+        if new is e:  # map_children and _at_node return the same object when unchanged
+            return new
+        e = new
+    ctx.note(f"rewriting stopped after {_MAX_ROUNDS} rounds without reaching a fixpoint")
+    return e
 
 
 @lru_cache(maxsize=4096)

@@ -103,6 +103,18 @@ def atoms(
     comparison = st.builds(lambda op, r, k, flip: A.Binary(op, k, r) if flip else A.Binary(op, r, k),
                            cmp_ops, ref, const, st.booleans())  # fmt: skip
     arith = st.builds(lambda r, k: A.Binary(">", A.Binary("-", r, A.Integer(1)), k), ref, const)
+    operand = st.one_of(
+        ref, st.sampled_from([A.Integer(2), A.Real(0.5), A.Integer(0), A.Boolean(True)])
+    )
+    arith2 = st.builds(
+        lambda op, x, y, cmp, k: A.Binary(cmp, A.Binary(op, x, y), k),
+        st.sampled_from(["+", "-", "*", "/", "%"]),
+        ref,
+        operand,
+        cmp_ops,
+        const,
+    )
+    negated = st.builds(lambda r, k: A.Binary("<", A.Unary("-", r), k), ref, const)
     return st.one_of(
         comparison,
         comparison,
@@ -112,6 +124,9 @@ def atoms(
         st.builds(lambda r: A.Call("isUndefined", (r,)), ref),
         st.builds(lambda r: A.Call("isError", (r,)), ref),
         arith,
+        arith2,
+        negated,
+        st.builds(lambda r: A.Binary(">", A.Elvis(r, A.Integer(0)), A.Integer(5)), ref),
     )
 
 

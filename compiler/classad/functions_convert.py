@@ -207,11 +207,19 @@ def _attr_name(name: str) -> str:
     return "'" + quote_string(name)[1:-1].replace("'", "\\'") + "'"
 
 
+def attribute_order(name: str) -> tuple[int, bytes]:
+    """Sort key of HTCondor's attribute storage: shorter names first, then
+    case-insensitively (`strcasecmp`). Ads print their attributes in this order:
+    `[zeta=1; Alpha=2; a1=3]` prints as `[ a1 = 3; zeta = 1; Alpha = 2 ]`."""
+    data = to_bytes(name)
+    return len(data), data.lower()
+
+
 def unparse_value(v: Value) -> str:
     """The ClassAd text of an evaluated value, in HTCondor's compact unparse style.
 
-    Lists: `{ 1,"a" }`; ads: `[ a = 1; b = 2 ]` (attributes in insertion order —
-    HTCondor prints them in hash order, which we do not reproduce).
+    Lists: `{ 1,"a" }`; ads: `[ a = 1; b = 2 ]`, attributes in HTCondor's storage
+    order (see `attribute_order`).
     """
     match v:
         case _ if v is UNDEFINED:
@@ -229,7 +237,9 @@ def unparse_value(v: Value) -> str:
         case list() | tuple():
             return "{ " + ",".join(unparse_value(e) for e in v) + " }"
         case dict():
-            body = "; ".join(f"{_attr_name(k)} = {unparse_value(e)}" for k, e in v.items())
+            body = "; ".join(
+                f"{_attr_name(k)} = {unparse_value(v[k])}" for k in sorted(v, key=attribute_order)
+            )
             return "[ " + body + " ]"
         case _:
             raise TypeError(f"not a ClassAd value: {v!r}")

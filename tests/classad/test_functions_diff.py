@@ -32,15 +32,14 @@ reals = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_fro
 texts = st.text(st.sampled_from("abcAB019 ,;.-+_@\t\nxeé"), max_size=10)
 specials = st.sampled_from([UNDEFINED, ERROR])
 scalars = st.one_of(ints, reals, st.booleans(), texts, specials)
-names = st.sampled_from(["a", "b", "Name"])
+names = st.sampled_from(["a", "b", "Name", "zeta", "B2", "x_1"])
 # Inside lists and ads the oracle keeps (and unparses) the literal's text, and -2**63
 # can only be written as an expression, so containers never hold it.
-# Nested ads have at most one attribute: HTCondor unparses attributes in hash order.
 values = st.recursive(
     scalars.filter(lambda v: v != -(2**63) or isinstance(v, float | bool)),
     lambda inner: st.one_of(
         st.lists(inner, max_size=3),
-        st.dictionaries(names, inner, max_size=1),
+        st.dictionaries(names, inner, max_size=3),
     ),
     max_leaves=5,
 )
@@ -111,6 +110,7 @@ def test_every_builtin_has_an_arity_entry() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(ARITY))
+@settings(max_examples=max(25, settings().max_examples // 2))  # 60+ functions: half each
 @given(data=st.data())
 def test_any_arguments(name: str, data: st.DataObject) -> None:
     low, high = ARITY[name]
@@ -216,9 +216,7 @@ versions = st.one_of(
 )
 
 
-@pytest.mark.parametrize(
-    "name", ["versioncmp", "versionGT", "versionGE", "versionLT", "versionLE", "versionEQ"]
-)
+@pytest.mark.parametrize("name", ["versioncmp", "versionGT", "versionLE"])
 @given(a=versions, b=versions)
 def test_versions(name: str, a: str, b: str) -> None:
     assume(check(name, [a, b]))

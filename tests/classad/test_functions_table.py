@@ -57,6 +57,8 @@ CASES: list[tuple[str, list[Any]]] = [
         + (5e-324, U, E, True, False, "x", BIG, SMALL, -2.5, 1e15, 1e-5)
         + ([1.5, "a"], [], [U, E, True, [1, []]], {"a": 1.5}, {}, ["a\tb", "é", "\x01\x7f"])
         + (["\a\v\b\f\r\\\"'"], {"a": [1, {"b": "x"}]})
+        + ({"zeta": 1, "Alpha": 2, "beta": 3, "Gamma": 4, "delta": 5, "a1": 6, "B2": 7},)
+        + ({"requirements": 1, "Rank": 2.5, "myType": "x", "_x": [1, {"Y": 1, "b": 2}]},)
     ],
     ("string", []),
     *[

@@ -296,11 +296,10 @@ def main(argv: list[str]) -> int:
     templates: dict[str, dict[str, dict[str, str]]] = {}
     for (category, name), body in sorted(metaknobs.items()):
         entry = {"body": body}
-        summary = SUMMARIES.get((category, name))
-        if summary is None:
-            for (cat, known), text_ in SUMMARIES.items():
-                if cat == category and known.upper() == name.upper():
-                    summary = text_
+        summary = None
+        for (cat, known), text_ in SUMMARIES.items():
+            if cat == category and known.upper() == name.upper():
+                summary, name = text_, known  # the documentation's spelling
         if summary:
             entry = {"summary": summary, "body": body}
         templates.setdefault(category, {})[name] = entry

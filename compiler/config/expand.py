@@ -301,8 +301,8 @@ def references(raw: str) -> list[str]:
 
 
 def find_cycle(stack: tuple[str, ...], text: str, resolver: Resolver) -> tuple[str, ...]:
-    """A chain of names that refer to each other, reachable from `text` (for messages)."""
-    path: list[str] = list(stack)
+    """A chain of names that refer to each other, reachable from the looked-up name."""
+    path: list[str] = []
     seen: set[str] = set()
 
     def visit(name: str) -> tuple[str, ...] | None:
@@ -319,7 +319,7 @@ def find_cycle(stack: tuple[str, ...], text: str, resolver: Resolver) -> tuple[s
         path.pop()
         return None
 
-    for name in references(text):
+    for name in (*stack, *references(text)):
         found = visit(name)
         if found:
             return found

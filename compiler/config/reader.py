@@ -352,7 +352,7 @@ def _assign(
     # HTCondor stores a first definition that equals the built-in default (ignoring case
     # and surrounding blanks) as the default itself, so `START = TRUE` reads back `True`;
     # a later redefinition is stored as written.
-    default = state.defaults.raw(name)
+    default = state.defaults.raw(name.split(".", 1)[-1])
     first = name.upper() not in state.table.definitions
     if first and default is not None and value.strip().lower() == default.strip().lower():
         value = default

@@ -178,22 +178,25 @@ _NAMED_ESCAPES: Final = {
     0x0B: "\\v",
     0x0C: "\\f",
     0x0D: "\\r",
-    0x22: '\\"',
     0x5C: "\\\\",
 }
 
 
-def quote_string(s: str) -> str:
-    """A string literal as HTCondor unparses it: C escapes, octal for other bytes."""
-    out = ['"']
+def quote_string(s: str, quote: str = '"') -> str:
+    """A literal as HTCondor unparses it: C escapes, octal for other bytes below space
+    or above `~`, and a backslash before the quote character (`"` for strings, `'` for
+    attribute names)."""
+    out = [quote]
     for byte in to_bytes(s):
         if byte in _NAMED_ESCAPES:
             out.append(_NAMED_ESCAPES[byte])
+        elif byte == ord(quote):
+            out.append("\\" + quote)
         elif byte < 0x20 or byte >= 0x7F:
             out.append(f"\\{byte:03o}")
         else:
             out.append(chr(byte))
-    out.append('"')
+    out.append(quote)
     return "".join(out)
 
 
@@ -204,7 +207,7 @@ _KEYWORDS: Final = frozenset({"true", "false", "undefined", "error", "is", "isnt
 def _attr_name(name: str) -> str:
     if _IDENT_RE.match(name) and name.lower() not in _KEYWORDS:
         return name
-    return "'" + quote_string(name)[1:-1].replace("'", "\\'") + "'"
+    return quote_string(name, "'")
 
 
 def attribute_order(name: str) -> tuple[int, bytes]:

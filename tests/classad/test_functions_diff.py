@@ -32,7 +32,7 @@ reals = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_fro
 texts = st.text(st.sampled_from("abcAB019 ,;.-+_@\t\nxeé"), max_size=10)
 specials = st.sampled_from([UNDEFINED, ERROR])
 scalars = st.one_of(ints, reals, st.booleans(), texts, specials)
-names = st.sampled_from(["a", "b", "Name", "zeta", "B2", "x_1"])
+names = st.sampled_from(["a", "b", "Name", "zeta", "B2", "x_1", "x y", "true"])
 # Inside lists and ads the oracle keeps (and unparses) the literal's text, and -2**63
 # can only be written as an expression, so containers never hold it.
 values = st.recursive(

@@ -9,6 +9,7 @@ builtin; `same(a, b)` compares type and value exactly (reals to 1e-9, NaN equals
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -43,6 +44,16 @@ def real_literal(x: float) -> str:
     return repr(x)
 
 
+_KEYWORDS = {"true", "false", "undefined", "error", "is", "isnt"}
+
+
+def name_literal(name: str) -> str:
+    """An attribute name, single-quoted unless it is a plain identifier."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) and name.lower() not in _KEYWORDS:
+        return name
+    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
 def literal(v: Any) -> str:
     """ClassAd source text that evaluates to the Python value `v`."""
     if v is UNDEFINED:
@@ -61,7 +72,7 @@ def literal(v: Any) -> str:
     if isinstance(v, list):
         return "{" + ", ".join(literal(e) for e in v) + "}"
     if isinstance(v, dict):
-        return "[" + "; ".join(f"{k} = {literal(e)}" for k, e in v.items()) + "]"
+        return "[" + "; ".join(f"{name_literal(k)} = {literal(e)}" for k, e in v.items()) + "]"
     raise TypeError(v)
 
 

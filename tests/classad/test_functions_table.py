@@ -59,6 +59,7 @@ CASES: list[tuple[str, list[Any]]] = [
         + (["\a\v\b\f\r\\\"'"], {"a": [1, {"b": "x"}]})
         + ({"zeta": 1, "Alpha": 2, "beta": 3, "Gamma": 4, "delta": 5, "a1": 6, "B2": 7},)
         + ({"requirements": 1, "Rank": 2.5, "myType": "x", "_x": [1, {"Y": 1, "b": 2}]},)
+        + ({"a b": 1, "true": 2, "1x": 3, "a'b": 4, 'a"b': 5, "é": 6, "is": 7, "a\\b": 8},)
     ],
     ("string", []),
     *[

@@ -1,0 +1,249 @@
+"""Render a diagram model as Graphviz DOT (and, through the `dot` program, SVG/PNG/PDF).
+
+Stage: `compiler.diagram.model.Diagram` -> DOT text (`to_dot`) -> image bytes
+(`pipe`). This module only maps the model's facts to Graphviz syntax and styles, from
+the tables below: a transition's kind (numbered/unnumbered/letter/state) picks its
+base look, its status under a policy (dead/always) and a trace adjust it. It decides
+nothing about what is shown. Output is deterministic: the model's order is kept and
+nothing time- or version-dependent is written.
+
+Look (like the manuals): states are boxes holding their activities, transition numbers
+and letters are bold; dead transitions dashed and grey; always-true ones green and
+marked "always"; code-only (unnumbered) rows thin and dotted; a trace's path thick and
+blue with its step numbers. Every edge carries a tooltip (SVG hover text) with its
+trigger and the (simplified) guard; `show_guards=True` also prints the guard under the
+number. Rows entering "State/*" end at the state's box (`lhead`, `compound=true`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from collections.abc import Mapping
+
+import graphviz
+
+from compiler.diagram.errors import DiagramError, GraphvizMissing
+from compiler.diagram.model import Cluster, Diagram, Edge, EdgeKind, EdgeStatus, Node
+
+FONT = "Helvetica"
+#: Colours (named so the DOT text reads well).
+INK = "black"
+DEAD = "gray60"
+ALWAYS = "darkgreen"
+TRACE = "royalblue3"
+CODE_ONLY = "gray35"
+
+#: Base edge attributes per kind.
+KIND_STYLE: Mapping[EdgeKind, Mapping[str, str]] = {
+    "numbered": {"color": INK, "fontcolor": INK, "penwidth": "1.2"},
+    "unnumbered": {"color": CODE_ONLY, "fontcolor": CODE_ONLY, "style": "dotted", "penwidth": "1"},
+    "letter": {"color": INK, "fontcolor": INK, "penwidth": "1.2"},
+    "state": {"color": INK, "fontcolor": INK, "penwidth": "1"},
+}
+#: Attributes a policy status adds (over the kind's); "live" adds nothing.
+STATUS_STYLE: Mapping[EdgeStatus, Mapping[str, str]] = {
+    "live": {},
+    "dead": {"color": DEAD, "fontcolor": DEAD, "style": "dashed"},
+    "always": {"color": ALWAYS, "fontcolor": ALWAYS, "penwidth": "2"},
+}
+#: Attributes for an edge a trace took (over everything else).
+TRACE_STYLE: Mapping[str, str] = {"color": TRACE, "fontcolor": TRACE, "penwidth": "3"}
+
+#: Legend text per kind / status, shown under the title for what the figure contains.
+KIND_LEGEND: Mapping[EdgeKind, str] = {
+    "numbered": "bold numbers: the manual's transition numbers",
+    "unnumbered": "dotted, named: transitions only the startd code has (no number)",
+    "letter": "bold letters: the manual's lettered state transitions",
+    "state": "(n): the numbered transitions an arrow between two states stands for",
+}
+STATUS_LEGEND: Mapping[EdgeStatus, str] = {
+    "live": "",
+    "dead": "dashed grey: can never fire under this policy",
+    "always": "green, 'always': the policy guard is always true",
+}
+
+#: A no-break space each side of a label: the labels of two edges running side by side
+#: (3 and 4, Unclaimed/Idle <-> Benchmarking) otherwise touch and read as "34".
+PAD = "&#160;"
+
+GUARD_WIDTH = 34
+GUARD_LINES = 4
+
+
+def to_dot(diagram: Diagram, *, show_guards: bool = False) -> str:
+    """The DOT source of `diagram` (no Graphviz program needed)."""
+    return to_digraph(diagram, show_guards=show_guards).source
+
+
+def to_digraph(diagram: Diagram, *, show_guards: bool = False) -> graphviz.Digraph:
+    graph = graphviz.Digraph(name=_name(diagram))
+    graph.attr(
+        rankdir="TB",
+        compound="true",
+        newrank="true",
+        nodesep="0.5",
+        ranksep="0.55",
+        fontname=FONT,
+        labelloc="t",
+        labeljust="c",
+        label=_title(diagram),
+        tooltip=graphviz.nohtml(_escape(diagram.title)),
+    )
+    graph.attr("node", fontname=FONT, fontsize="12", shape="box", style="rounded")
+    graph.attr("edge", fontname=FONT, fontsize="11", arrowsize="0.7")
+    graph.node(
+        "__start",
+        label="",
+        shape="circle",
+        style="filled",
+        fillcolor=INK,
+        width="0.12",
+        tooltip="start",
+    )
+    by_cluster: dict[str | None, list[Node]] = {}
+    for node in diagram.nodes:
+        by_cluster.setdefault(node.cluster, []).append(node)
+    for cluster in diagram.clusters:
+        with graph.subgraph(name=cluster_name(cluster.id)) as sub:
+            _cluster(sub, cluster)
+            for node in by_cluster.get(cluster.id, ()):
+                _node(sub, node, diagram)
+    for node in by_cluster.get(None, ()):
+        _node(graph, node, diagram)
+    graph.edge("__start", diagram.start, tooltip="start", penwidth="1.2", color=INK)
+    for edge in diagram.edges:
+        graph.edge(edge.source, edge.target, **_edge_attrs(edge, diagram, show_guards))
+    return graph
+
+
+def cluster_name(state: str) -> str:
+    """The DOT subgraph name of a state's box (Graphviz wants the "cluster" prefix)."""
+    return f"cluster_{state}"
+
+
+def pipe(dot_source: str, fmt: str) -> bytes:
+    """Lay out `dot_source` with the `dot` program and return the image in `fmt`."""
+    try:
+        return graphviz.Source(dot_source).pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise GraphvizMissing() from None
+    except graphviz.CalledProcessError as err:  # a bug of ours, but say what dot said
+        detail = (err.stderr or b"").decode("utf-8", "replace").strip()
+        raise DiagramError(f"graphviz dot failed: {detail}") from None
+
+
+# -- pieces ---------------------------------------------------------------------------
+
+
+def _name(diagram: Diagram) -> str:
+    return re.sub(r"[^A-Za-z0-9_]", "_", f"{diagram.era}_{diagram.kind}")
+
+
+def _title(diagram: Diagram) -> str:
+    rows = [f'<font point-size="16"><b>{html.escape(diagram.title)}</b></font>']
+    if diagram.policy is not None:
+        rows.append(f"policy: {html.escape(diagram.policy)}")
+    legend = [KIND_LEGEND[k] for k in diagram.kinds() if KIND_LEGEND[k]]
+    legend += [STATUS_LEGEND[s] for s in diagram.statuses() if STATUS_LEGEND[s]]
+    if diagram.traced:
+        legend.append("thick blue [n]: the trace's path and its step numbers")
+    if legend:
+        rows.append(f'<font point-size="10">{html.escape("; ".join(legend))}</font>')
+    return "<" + "<br/>".join(rows) + ">"
+
+
+def _cluster(sub: graphviz.Digraph, cluster: Cluster) -> None:
+    sub.attr(
+        label=f"<<b>{html.escape(cluster.label)}</b>>",
+        tooltip=graphviz.nohtml(_escape(cluster.tooltip)),
+        style="rounded,dashed" if cluster.internal else "rounded",
+        # at the box's left corner, where fewer arrows enter than at its top middle
+        labeljust="l",
+        color="gray40",
+        fontname=FONT,
+        fontsize="13",
+        margin="10",
+    )
+
+
+def _node(graph: graphviz.Digraph, node: Node, diagram: Diagram) -> None:
+    attrs: dict[str, str] = {"tooltip": graphviz.nohtml(_escape(node.tooltip))}
+    if diagram.kind == "states":
+        attrs["label"] = f"<<b>{html.escape(node.label)}</b>>"
+    else:
+        attrs["label"] = graphviz.nohtml(node.label)
+    if node.internal:
+        attrs["style"] = "rounded,dashed"
+    if node.steps:
+        # filled only: the step numbers are on the edges (and in the tooltip); as node
+        # labels too they crowded the cluster titles
+        attrs.update(style="rounded,filled", fillcolor="lightsteelblue1", color=TRACE)
+        attrs["tooltip"] = graphviz.nohtml(
+            _escape(f"{node.tooltip}\ntrace steps: {_steps(node.steps)}")
+        )
+    attrs["id"] = _svg_id("node", node.id)
+    graph.node(node.id, **attrs)
+
+
+def _edge_attrs(edge: Edge, diagram: Diagram, show_guards: bool) -> dict[str, str]:
+    attrs: dict[str, str] = dict(KIND_STYLE[edge.kind])
+    if edge.status is not None:
+        attrs.update(STATUS_STYLE[edge.status])
+        if edge.kind == "unnumbered" and edge.status == "dead":
+            attrs["style"] = "dotted"
+    if edge.steps:
+        attrs.update(TRACE_STYLE)
+    if edge.target_cluster is not None:
+        attrs["lhead"] = cluster_name(edge.target_cluster)
+    attrs["label"] = _edge_label(edge, show_guards)
+    attrs["tooltip"] = graphviz.nohtml(_escape(edge.tooltip))
+    attrs["labeltooltip"] = attrs["tooltip"]
+    attrs["id"] = _svg_id("edge", edge.key)
+    classes = ["transition", edge.kind, edge.status or "", "traced" if edge.steps else ""]
+    attrs["class"] = " ".join(c for c in classes if c)
+    return attrs
+
+
+def _edge_label(edge: Edge, show_guards: bool) -> str:
+    if not edge.label and not edge.steps and edge.status != "always":
+        return ""
+    match edge.kind:
+        case "numbered" | "letter":
+            head = f"{PAD}<b>{html.escape(edge.label)}</b>{PAD}"
+        case "unnumbered":
+            head = f'{PAD}<font point-size="9"><i>{html.escape(edge.label)}</i></font>{PAD}'
+        case "state":
+            head = f'{PAD}<font point-size="9">{html.escape(edge.label)}</font>{PAD}'
+        case _:
+            raise DiagramError(f"unknown edge kind {edge.kind!r}")
+    parts = [head] if edge.label else []
+    if edge.status == "always":
+        parts.append('<font point-size="9">always</font>')
+    if edge.steps:
+        parts.append(f"[{_steps(edge.steps)}]")
+    text = " ".join(parts)
+    if show_guards and edge.guard:
+        text += '<br/><font point-size="9">' + _guard_lines(edge.guard) + "</font>"
+    return f"<{text}>"
+
+
+def _guard_lines(guard: str) -> str:
+    lines = textwrap.wrap(guard, GUARD_WIDTH, break_long_words=True, break_on_hyphens=False)
+    if len(lines) > GUARD_LINES:
+        lines = [*lines[: GUARD_LINES - 1], lines[GUARD_LINES - 1][: GUARD_WIDTH - 1] + "…"]
+    return "<br/>".join(html.escape(line) for line in lines)
+
+
+def _steps(steps: tuple[int, ...]) -> str:
+    return ",".join(str(s) for s in steps)
+
+
+def _escape(text: str) -> str:
+    """A plain DOT string: backslashes kept literally, newlines as DOT's `\\n`."""
+    return text.replace("\\", "\\\\").replace("\n", "\\n")
+
+
+def _svg_id(prefix: str, key: str) -> str:
+    return f"{prefix}-" + re.sub(r"[^A-Za-z0-9_.-]", "_", key)

@@ -1,0 +1,111 @@
+"""Shared command-line handling of "which policy": CONFIG, --era, --policy, --semantics.
+
+Used by every command that compiles a policy (diagram; compile, run, check may share
+it). The rules (DESIGN.md "Command line"): CONFIG is a file or a directory of fragments
+read in order; without CONFIG the file named by CONDOR_CONFIG is read if that is set
+(as HTCondor's own tools do), else only the era's shipped defaults (its default
+policy). `--policy NAME` applies the shipped `use POLICY : NAME` template first, so that
+settings in CONFIG still win, exactly as if CONFIG began with that `use` line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from compiler.config import Config, all_templates, find_template, load_config
+from compiler.config.reader import directory_files
+from compiler.errors import PolicyError
+from compiler.spec import ERAS, SEMANTICS
+
+DEFAULT_ERA = "htcondor-current"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyChoice:
+    """What the arguments asked for, and a short human description of it."""
+
+    config: Config
+    era: str
+    semantics: str
+    description: str
+
+
+def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "config",
+        metavar="CONFIG",
+        nargs="?",
+        help="configuration file or directory of fragments "
+        "(default: $CONDOR_CONFIG, else the era's default policy)",
+    )
+    parser.add_argument("--era", choices=ERAS, default=DEFAULT_ERA, help="manual era")
+    parser.add_argument(
+        "--policy",
+        metavar="NAME",
+        help="apply the shipped template 'use POLICY : NAME' first "
+        "(e.g. Desktop, or with arguments: 'Limit_Job_Runtimes(3600)')",
+    )
+    parser.add_argument(
+        "--semantics",
+        choices=SEMANTICS,
+        default="manual",
+        help="follow the era's manual (default) or its real startd code",
+    )
+
+
+def config_path(args: argparse.Namespace) -> Path | None:
+    """CONFIG, else $CONDOR_CONFIG (unless empty or ONLY_ENV), else None."""
+    if args.config:
+        return Path(args.config)
+    named = os.environ.get("CONDOR_CONFIG", "").strip()
+    if named and named.upper() != "ONLY_ENV":
+        return Path(named)
+    return None
+
+
+def load_policy(args: argparse.Namespace) -> PolicyChoice:
+    """The configuration the arguments name, read for their era."""
+    path = config_path(args)
+    era: str = args.era
+    if path is not None and not path.exists():
+        raise PolicyError("no such configuration file or directory", file=str(path))
+    if not args.policy:
+        config = load_config(path, era=era)
+        described = str(path) if path is not None else f"{era} default policy"
+        return PolicyChoice(config, era, args.semantics, described)
+    template = _template(args.policy)
+    lines = [f"use POLICY : {template}"]
+    lines += [f"include : {file.resolve()}" for file in _files(path)]
+    config = load_config(text="\n".join(lines) + "\n", era=era)
+    described = f"use POLICY : {template}" + (f" + {path}" if path is not None else "")
+    return PolicyChoice(config, era, args.semantics, described)
+
+
+def _template(text: str) -> str:
+    """`Desktop` -> "Desktop"; arguments are kept: `Limit_Job_Runtimes(3600)`."""
+    name, paren, args = text.strip().partition("(")
+    found = find_template("POLICY", name.strip())
+    if found is not None:  # names are case-insensitive; keep the user's spelling
+        return name.strip() + paren + args
+    known = sorted(t.name for t in all_templates().get("POLICY", {}).values())
+    by_lower = {k.lower(): k for k in known}
+    close = [
+        by_lower[k] for k in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.6)
+    ]
+    hint = f"; did you mean {', '.join(close)}?" if close else f" (known: {', '.join(known)})"
+    raise PolicyError(f"unknown policy template '{name}'{hint}", file="--policy")
+
+
+def _files(path: Path | None) -> list[Path]:
+    if path is None:
+        return []
+    if path.is_dir():
+        files = directory_files(path, None)
+        if not files:
+            raise PolicyError("directory holds no configuration files", file=str(path))
+        return files
+    return [path]

@@ -1,0 +1,119 @@
+"""`condor-policy diagram [CONFIG] [--era E] [--policy P] [--states-only] [--show-guards]
+[--semantics manual|code] [--unnumbered] [--no-policy] [--highlight STEPS] -o FILE`.
+
+Draws the era's numbered state/activity figure (or, with `--states-only`, the lettered
+state figure) for a compiled policy: transitions the policy makes impossible dashed and
+grey, always-true ones green, each edge's simplified guard as its SVG tooltip (and under
+its number with `--show-guards`). `--no-policy` draws the spec alone. `--highlight`
+lays a run over the figure: a comma list of transition numbers/ids ("1,6,9,11") or a
+file of them, one per line, or `run --format jsonl` output. The output format is the
+file's extension: .svg, .png, .pdf (need Graphviz's `dot` program) or .dot/.gv (text).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from compiler.diagram import DiagramError, TraceStep, extract, write
+from compiler.errors import PolicyError
+from compiler.spec import load_spec
+from compiler.table import StateTable
+from runtime.commands._policy_args import PolicyChoice, add_policy_arguments, load_policy
+
+NAME = "diagram"
+HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF or DOT."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_policy_arguments(parser)
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="FILE",
+        required=True,
+        help="output file; its extension picks the format: .svg .png .pdf .dot",
+    )
+    parser.add_argument(
+        "--states-only",
+        action="store_true",
+        help="the state figure (lettered state transitions) instead of states and activities",
+    )
+    parser.add_argument(
+        "--show-guards",
+        action="store_true",
+        help="print each edge's simplified guard under its number (long ones shortened; "
+        "the full text is the SVG tooltip)",
+    )
+    parser.add_argument(
+        "--unnumbered",
+        action="store_true",
+        help="also draw the transitions only the startd code has (thin, dotted)",
+    )
+    parser.add_argument(
+        "--no-policy",
+        action="store_true",
+        help="draw the era's spec alone (no policy compiled, no dead/always styling)",
+    )
+    parser.add_argument(
+        "--highlight",
+        metavar="STEPS",
+        help="highlight a run: '1,6,9,11', or a file of numbers/ids or of "
+        "'run --format jsonl' lines",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    choice = load_policy(args)
+    spec = load_spec(choice.era, choice.semantics)
+    table = None if args.no_policy else _compile(choice)
+    trace = read_steps(args.highlight) if args.highlight else None
+    try:
+        diagram = extract(
+            spec,
+            table,
+            trace,
+            kind="states" if args.states_only else "activities",
+            unnumbered=args.unnumbered,
+            policy=choice.description,
+        )
+    except DiagramError as err:  # only the trace can be wrong here
+        err.file = err.file or args.highlight
+        raise
+    write(diagram, args.output, show_guards=args.show_guards)
+    return 0
+
+
+def _compile(choice: PolicyChoice) -> StateTable:
+    from compiler import compile_policy  # type: ignore[attr-defined]
+
+    table: StateTable = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
+    return table
+
+
+def read_steps(text: str) -> list[TraceStep]:
+    """Transition steps from a comma list or a file (numbers/ids, or JSON lines with
+    "number")."""
+    path = Path(text)
+    if not path.is_file():
+        return [_token(t) for t in text.replace(",", " ").split()]
+    steps: list[TraceStep] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("{"):
+            try:
+                steps.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise PolicyError(
+                    f"not a JSON line: {err.msg}", file=text, line=number, source_line=line
+                ) from None
+        else:
+            steps.extend(_token(t) for t in line.replace(",", " ").split())
+    return steps
+
+
+def _token(token: str) -> TraceStep:
+    return int(token) if token.isdigit() else token

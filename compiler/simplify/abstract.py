@@ -199,8 +199,8 @@ def _arith(op: str, a: Abs, b: Abs) -> Abs:
         tags |= {"E", "int"}
         return Abs(frozenset(tags))
     tags.add("real")
-    if "int" in na and "int" in nb:
-        tags.add("int")
+    if na & {"bool", "int"} and nb & {"bool", "int"}:
+        tags.add("int")  # both operands may be integers or booleans (true + 1 is 2)
     safe = False
     if op in ("+", "-") and "nan" not in na | nb:
         bounded = all(x is not None and abs(x) < _BIG for x in (a.low, a.high, b.low, b.high))

@@ -1,0 +1,282 @@
+"""`compile_policy`: join an era's spec with a configuration into a `StateTable`.
+
+Stage: compiler, the join. Input: `compiler.spec` (the documented rows and their guards
+over policy names) and `compiler.config` (the administrator's expressions). Output: the
+`compiler.table.StateTable`. For every guard: expand (`compiler.expand`: knobs
+substituted, era defaults, `_VANILLA` variants, "locally" = job attributes UNDEFINED),
+simplify soundly (`compiler.simplify`, with the startd's attribute domains, the
+predicates as defined booleans, the row's own State/Activity and the caller's `assume`),
+decide the status (`truth`: dead / always / live) and compile a predicate
+(`compiler.classad.compile_expr`). It never prints; problems are `PolicyError`s, and
+things worth telling (undefined fatal knobs, cycles, names assumed to be job attributes)
+are the table's `warnings`.
+
+Why the row's State and Activity are fixed: a row's guards are only ever evaluated while
+the slot is in the row's source pair, and the startd publishes that pair in the slot ad,
+so `State != "Unclaimed" && State != "Owner"` in the UWCS START is known per row (the
+manual explains that clause exactly this way). The compiled predicate is therefore only
+valid in the source pair; that is the only place the runtime evaluates it.
+
+`policy_differences` compares the manual and code semantics of one policy (for
+`condor-policy compile --differences`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from compiler.classad import ast as A
+from compiler.classad import compile_expr, unparse
+from compiler.classad.values import Value
+from compiler.config import Config, load_config
+from compiler.errors import PolicyError
+from compiler.expand import Expander
+from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
+from compiler.spec import ERAS, SEMANTICS, EraSpec, Transition, load_spec, spec_differences
+from compiler.table import CompiledGuard, Row, StateTable, Status
+
+#: Kinds of triggers whose guard is a policy condition (tried on evaluation passes or at
+#: the instant the source pair is entered).
+_CONDITION_KINDS = ("policy", "immediate")
+
+
+@cache
+def _domains(spec: EraSpec) -> Mapping[str, Domain]:
+    """The startd's attribute domains plus the era's predicates as defined booleans."""
+    domains = dict(STARTD_DOMAINS)
+    for predicate in spec.predicates:
+        domains[predicate.name] = Domain("boolean", True)
+    return domains
+
+
+def compile_policy(
+    config: Config | None = None,
+    era: str = "htcondor-current",
+    semantics: str = "manual",
+    *,
+    assume: Mapping[str, Value] | None = None,
+) -> StateTable:
+    """The state table of `era` (`semantics` manual|code) joined with `config`.
+
+    `config` None: the era's shipped default policy (`load_config(era=era)`). `assume`
+    fixes attribute values (`{"KeyboardIdle": 10**9}`, `{"TARGET.ImageSize": 100}`) for
+    the simplification, so the table shows the residual guards.
+    """
+    if era not in ERAS:
+        raise PolicyError(f"unknown era {era!r} (known: {', '.join(ERAS)})")
+    if semantics not in SEMANTICS:
+        raise PolicyError(f"unknown semantics {semantics!r} (known: {', '.join(SEMANTICS)})")
+    spec = load_spec(era, semantics)
+    if config is None:
+        config = load_config(era=era)
+    expander = Expander(spec, config)
+    fixed = dict(assume or {})
+    rows = tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
+    warnings = _warnings(spec, config, expander)
+    return StateTable(
+        era=era,
+        semantics=semantics,
+        rows=rows,
+        spec=spec,
+        source=", ".join(config.files) if config.files else f"{era} default policy",
+        assumptions=tuple(fixed.items()),
+        warnings=tuple(warnings),
+        policy_values=expander.policy_values(),
+    )
+
+
+def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
+    out = list(expander.warnings)
+    if config.era != spec.era:
+        out.insert(0, f"the configuration was read with {config.era} defaults, not {spec.era}")
+    # Fatal knobs the guards never name (e.g. MachineMaxVacateTime) matter too.
+    for policy in spec.policies:
+        if policy.if_undefined == "fatal" and expander.value(policy.name).expr is None:
+            expander._undefined(expander.value(policy.name))
+    out += [w for w in expander.warnings if w not in out]
+    if expander.unknown_local:
+        names = ", ".join(sorted(expander.unknown_local, key=str.lower))
+        out.append(
+            f"evaluated locally, these names are taken to be job attributes (UNDEFINED): "
+            f"{names}; list them in STARTD_ATTRS if the slot ad holds them"
+        )
+    out += [f"configuration: {w.format()}" for w in config.warnings]
+    return out
+
+
+# -- one row ------------------------------------------------------------------------------
+
+
+def _row(
+    spec: EraSpec, expander: Expander, transition: Transition, assume: dict[str, Value]
+) -> Row:
+    fixed = {
+        **assume,
+        "State": transition.source.state,
+        "Activity": transition.source.activity,
+    }
+    domains = _domains(spec)
+    triggers: list[CompiledGuard | None] = []
+    combined: list[A.Expr] = []
+    againsts: list[str] = []
+    for trigger in transition.triggers:
+        if not trigger.guard:
+            triggers.append(None)
+            continue
+        expanded = expander.guard(trigger.guard, trigger.against)
+        triggers.append(_compiled(trigger.guard, trigger.against, expanded, domains, fixed))
+        if trigger.kind == "policy" and expanded not in combined:
+            combined.append(expanded)
+            againsts.append(trigger.against)
+    choices = tuple(
+        _compiled(c.guard, c.against, expander.guard(c.guard, c.against), domains, fixed)
+        for c in transition.activity_choice
+    )
+    guard = None
+    if combined:
+        joined = combined[0]
+        for item in combined[1:]:
+            joined = A.Binary("||", joined, item)
+        against = "+".join(dict.fromkeys(againsts))
+        guard = _compiled(transition.guard, against, joined, domains, fixed)
+    status = _row_status(transition, tuple(triggers), guard)
+    return Row(
+        transition=transition,
+        guard=guard,
+        triggers=tuple(triggers),
+        choices=choices,
+        status=status,
+        policy_status=guard.status if guard else None,
+    )
+
+
+def _compiled(
+    text: str,
+    against: str,
+    expanded: A.Expr,
+    domains: Mapping[str, Domain],
+    assume: Mapping[str, Value],
+) -> CompiledGuard:
+    result = simplify(expanded, domains=domains, assume=assume)
+    status: Status = truth(expanded, domains=domains, assume=assume)
+    return CompiledGuard(
+        text=text,
+        against=against,
+        expanded=unparse(expanded),
+        simplified=unparse(result.expr),
+        expr=result.expr,
+        status=status,
+        minimised=result.minimised,
+        notes=result.notes,
+        predicate=compile_expr(result.expr),
+    )
+
+
+def _row_status(
+    transition: Transition,
+    triggers: tuple[CompiledGuard | None, ...],
+    guard: CompiledGuard | None,
+) -> Status:
+    """dead: no trigger can fire; always: the combined policy guard always holds."""
+    # A plain event or timer (no guard) fires whenever it happens.
+    can_fire = any(c is None or c.status != "dead" for c in triggers)
+    if not transition.triggers or not can_fire:
+        return "dead"
+    if guard is not None and guard.status == "always":
+        return "always"
+    return "live"
+
+
+# -- manual vs code ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RowDifference:
+    """One row where the manual and the code semantics differ for a given policy.
+
+    `manual`/`code` are "<status>: <simplified guard or trigger list>", or "absent";
+    `d_number` is the reference's explanation when the spec records one.
+    """
+
+    id: str
+    d_number: str | None
+    manual: str
+    code: str
+    why: str
+
+
+def policy_differences(
+    config: Config | None = None,
+    era: str = "htcondor-current",
+    *,
+    assume: Mapping[str, Value] | None = None,
+) -> tuple[RowDifference, ...]:
+    """Rows whose triggers, simplified guards or statuses differ between the two
+    semantics for this policy, plus the spec's own differences that touch no row."""
+    manual = compile_policy(config, era, "manual", assume=assume)
+    code = compile_policy(config, era, "code", assume=assume)
+    by_id_m = {r.id: r for r in manual.rows}
+    by_id_c = {r.id: r for r in code.rows}
+    d_numbers = {d.item: d.d_number for d in spec_differences(era)}
+    out: list[RowDifference] = []
+    for key in list(dict.fromkeys([*by_id_m, *by_id_c])):
+        m, c = by_id_m.get(key), by_id_c.get(key)
+        d = d_numbers.get(f"transition {key}") or _row_d(m) or _row_d(c)
+        if m is None or c is None:
+            present = m or c
+            assert present is not None
+            text = _describe(present)
+            out.append(
+                RowDifference(
+                    key,
+                    d,
+                    text if m else "absent",
+                    text if c else "absent",
+                    "only in the " + ("manual" if m else "code"),
+                )
+            )
+            continue
+        why = _why(m, c)
+        if why:
+            out.append(RowDifference(key, d, _describe(m), _describe(c), why))
+    rows = {f"transition {r.id}" for r in (*manual.rows, *code.rows)}
+    for diff in spec_differences(era):
+        if diff.item not in rows and not diff.item.startswith("transition "):
+            out.append(RowDifference(diff.item, diff.d_number, diff.manual, diff.code, "spec"))
+    return tuple(out)
+
+
+def _row_d(row: Row | None) -> str | None:
+    if row is None:
+        return None
+    return row.transition.difference or next(
+        (t.difference for t in row.transition.triggers if t.difference), None
+    )
+
+
+def _describe(row: Row) -> str:
+    guard = row.simplified or "(no policy guard)"
+    return f"{row.status}: {guard} | {row.trigger}"
+
+
+def _why(m: Row, c: Row) -> str:
+    reasons: list[str] = []
+    if m.status != c.status:
+        reasons.append(f"status {m.status} vs {c.status}")
+    if m.simplified != c.simplified:
+        reasons.append("policy guard")
+    if m.trigger != c.trigger:
+        reasons.append("triggers")
+    if [g.simplified for g in m.choices] != [g.simplified for g in c.choices]:
+        reasons.append("activity choice")
+    return ", ".join(reasons)
+
+
+def expanded_policy(config: Config | None, era: str, semantics: str, name: str) -> Any:
+    """The expanded expression of one policy name as a job-context guard would see it
+    (a convenience for tests and the CLI)."""
+    spec = load_spec(era, semantics)
+    return Expander(spec, config or load_config(era=era)).guard(name, "job")

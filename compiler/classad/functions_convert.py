@@ -142,7 +142,10 @@ def strtod_prefix(text: str) -> float | None:
         body = m.group(0)
         if "p" not in body.lower():
             body += "p0"
-        return sign * float.fromhex(body)
+        try:
+            return sign * float.fromhex(body)
+        except OverflowError:
+            return sign * math.inf
     if m := _DEC_RE.match(rest):
         return sign * float(m.group(0))
     if _INF_RE.match(rest):

@@ -50,6 +50,7 @@ CASES: list[tuple[str, list[Any]]] = [
         ("real", [v])
         for v in ("0x1.8p1", "abc", "1e400", "-1e400", "nan", "-nan", "nan(123)", "  2.5xyz")
         + ("1e-400", 3, True, U, E, [1], "", BIG, "INF", "Infinity", "infinit", ".", "-.5e-2")
+        + ("0x1p1024", "-0x1p99999", "0x1p-1080", "0x.0000001p-1000", "0XAP1", " \v\f+0x.8")
     ],
     *[
         ("string", [v])

@@ -80,8 +80,10 @@ class Config:
         try:
             return parse(value)
         except ClassAdSyntaxError as err:
+            reason = getattr(err, "message", str(err))
+            where = f" at column {err.column} of" if getattr(err, "column", None) else " in"
             raise self._error(
-                name, f"{name} is not a valid ClassAd expression: {err}\n    value: {value}"
+                name, f"{name} is not a valid ClassAd expression: {reason}{where} '{value}'"
             ) from None
 
     def defined(self, name: str) -> bool:

@@ -82,6 +82,21 @@ def _set_text(members: bytes | frozenset[int]) -> bytes:
 
 
 @dataclass(slots=True)
+class _Frame:
+    """One open group of the pattern being translated."""
+
+    # Inline-flag settings (`i`, `-s`, ...) met at this level, each rendered as a
+    # scoped group that is closed before the group's ')' and reopened after every '|'
+    # (PCRE applies them to the later alternatives too).
+    flags: list[bytes] = field(default_factory=list)
+    # For a lookbehind: '=' or '!', where its body starts in the output, and where its
+    # top-level alternatives start (PCRE allows alternatives of different lengths).
+    lookbehind: str = ""
+    body_start: int = 0
+    alternatives: list[int] = field(default_factory=list)
+
+
+@dataclass(slots=True)
 class _State:
     """Translation state for one pattern."""
 
@@ -90,10 +105,7 @@ class _State:
     extended: bool = False
     groups: int = 0
     out: list[bytes] = field(default_factory=list)
-    # For each open group: the inline-flag settings (`i`, `-s`, ...) met at its level,
-    # each rendered as a scoped group that must be closed before its ')' and reopened
-    # after every '|' (PCRE applies them to the later alternatives too).
-    pending: list[list[bytes]] = field(default_factory=lambda: [[]])
+    frames: list[_Frame] = field(default_factory=lambda: [_Frame()])
 
     def peek(self, k: int = 0) -> int:
         i = self.pos + k
@@ -302,7 +314,7 @@ def _group(st: _State) -> bytes:
         raise Unsupported("backtracking control verbs")
     if st.peek() != ord("?"):
         st.groups += 1
-        st.pending.append([])
+        st.frames.append(_Frame())
         return b"("
     st.pos += 1
     for opener, close in ((b"<", b">"), (b"'", b"'"), (b"P<", b">")):
@@ -312,7 +324,7 @@ def _group(st: _State) -> bytes:
             if not _NAME_RE.fullmatch(name):
                 raise PatternError("bad group name")
             st.groups += 1
-            st.pending.append([])
+            st.frames.append(_Frame())
             return b"(?P<" + name + b">"
     if st.startswith(b"P="):
         st.pos += 2
@@ -331,7 +343,8 @@ def _group(st: _State) -> bytes:
     for opener, text in simple.items():
         if st.startswith(opener):
             st.pos += len(opener)
-            st.pending.append([])
+            kind = opener.decode()[1:] if opener.startswith(b"<") else ""
+            st.frames.append(_Frame(lookbehind=kind, body_start=len(st.out) + 1))
             return text
     m = re.compile(rb"([imsxn]*)(?:-([imsx]*))?([:)])").match(st.src, st.pos)
     if m is None or b"n" in m.group(1):
@@ -345,16 +358,36 @@ def _group(st: _State) -> bytes:
     on, off = on.replace(b"x", b""), off.replace(b"x", b"")
     flags = on + (b"-" + off if off else b"")
     if m.group(3) == b":":
-        st.pending.append([])
+        st.frames.append(_Frame())
         return b"(?" + flags + b":" if flags else b"(?:"
     if not flags:
         return b""
-    st.pending[-1].append(flags)  # scope the flags to the rest of the enclosing group
+    st.frames[-1].flags.append(flags)  # scope the flags to the rest of the enclosing group
     return b"(?" + flags + b":"
 
 
 def _close_scoped(st: _State) -> bytes:
-    return b")" * len(st.pending[-1])
+    return b")" * len(st.frames[-1].flags)
+
+
+def _close_group(st: _State) -> None:
+    """Emit the ')' of the innermost group. A lookbehind with alternatives becomes one
+    lookbehind per alternative: PCRE lets alternatives differ in length, Python wants
+    each lookbehind of one fixed width."""
+    frame = st.frames.pop()
+    st.out.append(b")" * len(frame.flags))
+    if not (frame.lookbehind and frame.alternatives):
+        st.out.append(b")")
+        return
+    opener = b"(?<" + frame.lookbehind.encode()
+    starts = [frame.body_start] + [i + 1 for i in frame.alternatives]
+    ends = [*frame.alternatives, len(st.out)]
+    pieces = [opener + b"".join(st.out[b:e]) + b")" for b, e in zip(starts, ends, strict=True)]
+    del st.out[frame.body_start - 1 :]
+    if frame.lookbehind == "=":
+        st.out.append(b"(?:" + b"|".join(pieces) + b")")
+    else:
+        st.out.append(b"".join(pieces))
 
 
 def translate(pattern: bytes, extended: bool = False) -> bytes:
@@ -378,13 +411,16 @@ def translate(pattern: bytes, extended: bool = False) -> bytes:
             case "(":
                 st.out.append(_group(st))
             case ")":
-                if len(st.pending) == 1:
+                if len(st.frames) == 1:
                     raise PatternError("unmatched )")
-                st.out.append(_close_scoped(st) + b")")
-                st.pending.pop()
+                _close_group(st)
             case "|":
-                reopen = b"".join(b"(?" + f + b":" for f in st.pending[-1])
-                st.out.append(_close_scoped(st) + b"|" + reopen)
+                frame = st.frames[-1]
+                st.out.append(_close_scoped(st))
+                if frame.lookbehind:
+                    frame.alternatives.append(len(st.out))
+                st.out.append(b"|")
+                st.out.append(b"".join(b"(?" + f + b":" for f in frame.flags))
             case "{":
                 m = _QUANT_RE.match(st.src, st.pos - 1)
                 if m is None:
@@ -399,7 +435,7 @@ def translate(pattern: bytes, extended: bool = False) -> bytes:
                 st.out.append(_hex(c))
             case _:
                 st.out.append(bytes([c]))
-    if len(st.pending) != 1:
+    if len(st.frames) != 1:
         raise PatternError("missing )")
     st.out.append(_close_scoped(st))
     return b"".join(st.out)

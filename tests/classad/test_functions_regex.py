@@ -52,9 +52,19 @@ atoms = st.one_of(
 def quantified(draw: st.DrawFn, inner: st.SearchStrategy[str]) -> str:
     body = draw(inner)
     # PCRE2 caps a quantified assertion at one repetition; Python differs; not generated.
-    if draw(st.booleans()) or body.startswith(("(?=", "(?!")):
+    if draw(st.booleans()) or body.startswith(("(?=", "(?!", "(?<")):
         return body
     return body + draw(st.sampled_from(QUANTIFIERS)) + draw(st.sampled_from(["", "?", "+"]))
+
+
+# Lookbehind bodies: PCRE2 wants each top-level alternative of one fixed length.
+fixed = st.lists(st.sampled_from([*"abAB1 _-", "\\d", "[ab]", ".", "\\."]), min_size=1, max_size=3)
+lookbehinds = st.tuples(st.sampled_from(["(?<=", "(?<!"]), st.lists(fixed, min_size=1, max_size=3))
+
+
+def _lookbehind(parts: tuple[str, list[list[str]]]) -> str:
+    opener, alternatives = parts
+    return opener + "|".join("".join(a) for a in alternatives) + ")"
 
 
 def _compose(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -68,6 +78,7 @@ def _compose(children: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
         sequence.map(lambda s: f"(?!{s})"),
         sequence.map(lambda s: f"(?i:{s})"),
         st.tuples(sequence, st.sampled_from(ANCHORS), sequence).map("".join),
+        st.tuples(lookbehinds.map(_lookbehind), sequence).map("".join),
     )
 
 

@@ -166,10 +166,18 @@ class _Facts:
     table: StateTable | None
     steps: tuple[Transition, ...]
     _step_numbers: dict[str, list[int]] = field(default_factory=dict)
+    #: Pair ids reachable from the initial pair through rows that are not dead (every
+    #: row of the table counts, drawn or not); None without a table.
+    reachable: frozenset[str] | None = None
 
     def __post_init__(self) -> None:
         for number, row in enumerate(self.steps, start=1):
             self._step_numbers.setdefault(row.id, []).append(number)
+        if self.table is not None:
+            self.reachable = _reachable(self.spec, self.table)
+
+    def pair_reachable(self, pair: str) -> bool:
+        return self.reachable is None or pair in self.reachable
 
     def row(self, t: Transition) -> Row | None:
         return None if self.table is None else self.table.row(t.id)
@@ -198,10 +206,29 @@ class _Facts:
             lines.append(f"status under this policy: {status}")
         if t.target.is_wildcard:
             lines.append("activity: " + " or ".join(p.activity for p in t.targets))
+        if not self.pair_reachable(str(t.source)):
+            lines.append(f"{t.source} is unreachable under this policy: never taken")
         steps = self.steps_of(t)
         if steps:
             lines.append("trace steps: " + ", ".join(map(str, steps)))
         return [line for line in lines if line]
+
+
+def _reachable(spec: EraSpec, table: StateTable) -> frozenset[str]:
+    """Pairs some chain of not-dead rows leads to from `spec.initial`. Sound because a
+    dead row can never fire; a live row may still never fire in practice."""
+    seen = {str(spec.initial)}
+    todo = [spec.initial]
+    while todo:
+        pair = todo.pop()
+        for t in spec.transitions_from(pair):
+            if table.row(t.id).status == "dead":
+                continue
+            for target in t.targets:
+                if str(target) not in seen:
+                    seen.add(str(target))
+                    todo.append(target)
+    return frozenset(seen)
 
 
 def _selected_rows(
@@ -247,10 +274,11 @@ def _activities(
                     id=pid,
                     label=pair_spec.pair.activity,
                     cluster=state.name,
-                    tooltip=f"{pid}\n{pair_spec.meaning}",
+                    tooltip=f"{pid}\n{pair_spec.meaning}" + _unreachable_note(facts, [pid]),
                     initial=pair_spec.pair == spec.initial,
                     internal=state.internal,
                     steps=tuple(entered.get(pid, ())),
+                    reachable=facts.pair_reachable(pid),
                 )
             )
         clusters.append(
@@ -280,6 +308,7 @@ def _row_edge(t: Transition, facts: _Facts) -> Edge:
         guard=facts.guard(t),
         trigger=t.trigger_text,
         steps=facts.steps_of(t),
+        reachable=facts.pair_reachable(str(t.source)),
     )
 
 
@@ -326,10 +355,12 @@ def _states(
             id=state.name,
             label=state.name,
             cluster=None,
-            tooltip=f"{state.name} ({', '.join(state.activities)}): {state.meaning}",
+            tooltip=f"{state.name} ({', '.join(state.activities)}): {state.meaning}"
+            + _unreachable_note(facts, _pairs_of(spec, state.name)),
             initial=state.name == spec.initial.state,
             internal=state.internal,
             steps=tuple(entered.get(state.name, ())),
+            reachable=any(facts.pair_reachable(p) for p in _pairs_of(spec, state.name)),
         )
         for state in spec.states
         if not state.internal or state.name in touched
@@ -377,7 +408,18 @@ class _Group:
             guard=_combined_guard(self.rows, facts),
             trigger="; ".join(dict.fromkeys(t.trigger_text for t in self.rows)),
             steps=tuple(steps),
+            reachable=any(facts.pair_reachable(str(t.source)) for t in self.rows),
         )
+
+
+def _pairs_of(spec: EraSpec, state: str) -> list[str]:
+    return [str(p.pair) for p in spec.pairs if p.pair.state == state]
+
+
+def _unreachable_note(facts: _Facts, pairs: list[str]) -> str:
+    if any(facts.pair_reachable(p) for p in pairs):
+        return ""
+    return f"\nunreachable from {facts.spec.initial} under this policy"
 
 
 def _combined_status(statuses: Iterable[EdgeStatus | None]) -> EdgeStatus | None:

@@ -33,7 +33,8 @@ class Node:
 
     `id` is "Claimed/Busy" or "Claimed"; `cluster` the state's cluster id for an
     activity node (None in the states figure); `steps` the trace steps that entered it
-    (step 0 is the start of the trace).
+    (step 0 is the start of the trace); `reachable` False when, under the figure's
+    policy, no chain of transitions that are not dead leads to it from the start.
     """
 
     id: str
@@ -43,6 +44,7 @@ class Node:
     initial: bool = False
     internal: bool = False
     steps: tuple[int, ...] = ()
+    reachable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +69,8 @@ class Edge:
     `target` then being the box's first possible activity. `transitions` are the
     transition ids the edge stands for; `guard` the (simplified, with a policy) guard
     text, "" for pure events; `trigger` the spec's trigger text; `steps` the 1-based
-    trace steps that took this edge, in order.
+    trace steps that took this edge, in order; `reachable` False when its source cannot
+    be reached under the policy (so it cannot be taken either, whatever its guard).
     """
 
     key: str
@@ -82,6 +85,7 @@ class Edge:
     guard: str = ""
     trigger: str = ""
     steps: tuple[int, ...] = ()
+    reachable: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +127,10 @@ class Diagram:
     def kinds(self) -> tuple[EdgeKind, ...]:
         """The edge kinds present, in first-seen order (renderers draw a legend of them)."""
         return tuple(dict.fromkeys(edge.kind for edge in self.edges))
+
+    @property
+    def has_unreachable(self) -> bool:
+        return any(not node.reachable for node in self.nodes)
 
     def statuses(self) -> tuple[EdgeStatus, ...]:
         return tuple(dict.fromkeys(e.status for e in self.edges if e.status is not None))

@@ -48,6 +48,14 @@ STATUS_STYLE: Mapping[EdgeStatus, Mapping[str, str]] = {
     "dead": {"color": DEAD, "fontcolor": DEAD, "style": "dashed"},
     "always": {"color": ALWAYS, "fontcolor": ALWAYS, "penwidth": "2"},
 }
+#: Attributes for what cannot be reached from the start under the policy.
+UNREACHABLE_NODE: Mapping[str, str] = {
+    "style": "rounded,filled",
+    "fillcolor": "gray93",
+    "color": "gray60",
+    "fontcolor": "gray50",
+}
+UNREACHABLE_EDGE: Mapping[str, str] = {"color": "gray70", "fontcolor": "gray55"}
 #: Attributes for an edge a trace took (over everything else).
 TRACE_STYLE: Mapping[str, str] = {"color": TRACE, "fontcolor": TRACE, "penwidth": "3"}
 
@@ -68,6 +76,7 @@ STATUS_LEGEND: Mapping[EdgeStatus, str] = {
 #: (3 and 4, Unclaimed/Idle <-> Benchmarking) otherwise touch and read as "34".
 PAD = "&#160;"
 
+LEGEND_WIDTH = 90
 GUARD_WIDTH = 34
 GUARD_LINES = 4
 
@@ -106,9 +115,10 @@ def to_digraph(diagram: Diagram, *, show_guards: bool = False) -> graphviz.Digra
     for node in diagram.nodes:
         by_cluster.setdefault(node.cluster, []).append(node)
     for cluster in diagram.clusters:
+        members = by_cluster.get(cluster.id, [])
         with graph.subgraph(name=cluster_name(cluster.id)) as sub:
-            _cluster(sub, cluster)
-            for node in by_cluster.get(cluster.id, ()):
+            _cluster(sub, cluster, reachable=any(n.reachable for n in members))
+            for node in members:
                 _node(sub, node, diagram)
     for node in by_cluster.get(None, ()):
         _node(graph, node, diagram)
@@ -147,21 +157,34 @@ def _title(diagram: Diagram) -> str:
         rows.append(f"policy: {html.escape(diagram.policy)}")
     legend = [KIND_LEGEND[k] for k in diagram.kinds() if KIND_LEGEND[k]]
     legend += [STATUS_LEGEND[s] for s in diagram.statuses() if STATUS_LEGEND[s]]
+    if diagram.has_unreachable:
+        legend.append("grey boxes: unreachable from the start under this policy")
     if diagram.traced:
         legend.append("thick blue [n]: the trace's path and its step numbers")
-    if legend:
-        rows.append(f'<font point-size="10">{html.escape("; ".join(legend))}</font>')
+    for line in _legend_lines(legend):  # a few short lines, not one as wide as the figure
+        rows.append(f'<font point-size="10">{html.escape(line)}</font>')
     return "<" + "<br/>".join(rows) + ">"
 
 
-def _cluster(sub: graphviz.Digraph, cluster: Cluster) -> None:
+def _legend_lines(items: list[str], width: int = LEGEND_WIDTH) -> list[str]:
+    lines: list[str] = []
+    for item in items:
+        if lines and len(lines[-1]) + 2 + len(item) <= width:
+            lines[-1] += "; " + item
+        else:
+            lines.append(item)
+    return lines
+
+
+def _cluster(sub: graphviz.Digraph, cluster: Cluster, *, reachable: bool) -> None:
     sub.attr(
         label=f"<<b>{html.escape(cluster.label)}</b>>",
         tooltip=graphviz.nohtml(_escape(cluster.tooltip)),
         style="rounded,dashed" if cluster.internal else "rounded",
         # at the box's left corner, where fewer arrows enter than at its top middle
         labeljust="l",
-        color="gray40",
+        color="gray40" if reachable else "gray70",
+        fontcolor=INK if reachable else "gray50",
         fontname=FONT,
         fontsize="13",
         margin="10",
@@ -176,6 +199,8 @@ def _node(graph: graphviz.Digraph, node: Node, diagram: Diagram) -> None:
         attrs["label"] = graphviz.nohtml(node.label)
     if node.internal:
         attrs["style"] = "rounded,dashed"
+    if not node.reachable:
+        attrs.update(UNREACHABLE_NODE)
     if node.steps:
         # filled only: the step numbers are on the edges (and in the tooltip); as node
         # labels too they crowded the cluster titles
@@ -193,6 +218,8 @@ def _edge_attrs(edge: Edge, diagram: Diagram, show_guards: bool) -> dict[str, st
         attrs.update(STATUS_STYLE[edge.status])
         if edge.kind == "unnumbered" and edge.status == "dead":
             attrs["style"] = "dotted"
+    if not edge.reachable and edge.status != "dead":
+        attrs.update(UNREACHABLE_EDGE)
     if edge.steps:
         attrs.update(TRACE_STYLE)
     if edge.target_cluster is not None:
@@ -201,7 +228,8 @@ def _edge_attrs(edge: Edge, diagram: Diagram, show_guards: bool) -> dict[str, st
     attrs["tooltip"] = graphviz.nohtml(_escape(edge.tooltip))
     attrs["labeltooltip"] = attrs["tooltip"]
     attrs["id"] = _svg_id("edge", edge.key)
-    classes = ["transition", edge.kind, edge.status or "", "traced" if edge.steps else ""]
+    classes = ["transition", edge.kind, edge.status or ""]
+    classes += ["" if edge.reachable else "unreachable", "traced" if edge.steps else ""]
     attrs["class"] = " ".join(c for c in classes if c)
     return attrs
 

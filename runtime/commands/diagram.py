@@ -1,5 +1,6 @@
 """`condor-policy diagram [CONFIG] [--era E] [--policy P] [--states-only] [--show-guards]
-[--semantics manual|code] [--unnumbered] [--no-policy] [--highlight STEPS] -o FILE`.
+[--semantics manual|code] [--unnumbered] [--no-policy] [--assume A=V] [--highlight STEPS]
+-o FILE`.
 
 Draws the era's numbered state/activity figure (or, with `--states-only`, the lettered
 state figure) for a compiled policy: transitions the policy makes impossible dashed and
@@ -14,13 +15,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from compiler.diagram import DiagramError, TraceStep, extract, write
 from compiler.errors import PolicyError
+from compiler.policy import compile_policy
 from compiler.spec import load_spec
 from compiler.table import StateTable
 from runtime.commands._policy_args import PolicyChoice, add_policy_arguments, load_policy
+from runtime.commands.compile import parse_assumption
 
 NAME = "diagram"
 HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF or DOT."
@@ -57,6 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="draw the era's spec alone (no policy compiled, no dead/always styling)",
     )
     parser.add_argument(
+        "--assume",
+        action="append",
+        default=[],
+        metavar="ATTR=VALUE",
+        help="fix an attribute to a ClassAd literal before simplifying, as for compile "
+        "(e.g. KeyboardIdle=0: what is dead while the owner types); repeatable",
+    )
+    parser.add_argument(
         "--highlight",
         metavar="STEPS",
         help="highlight a run: '1,6,9,11', or a file of numbers/ids or of "
@@ -67,7 +80,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     choice = load_policy(args)
     spec = load_spec(choice.era, choice.semantics)
-    table = None if args.no_policy else _compile(choice)
+    assume = dict(parse_assumption(text) for text in args.assume)
+    table = None if args.no_policy else _compile(choice, assume)
     trace = read_steps(args.highlight) if args.highlight else None
     try:
         diagram = extract(
@@ -85,11 +99,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _compile(choice: PolicyChoice) -> StateTable:
-    from compiler import compile_policy  # type: ignore[attr-defined]
-
-    table: StateTable = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
-    return table
+def _compile(choice: PolicyChoice, assume: Mapping[str, Any]) -> StateTable:
+    return compile_policy(choice.config, choice.era, choice.semantics, assume=assume)
 
 
 def read_steps(text: str) -> list[TraceStep]:

@@ -160,7 +160,7 @@ def parse(text: str) -> Graph:
 
 def text_of(label: str) -> str:
     """The visible text of an HTML label (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]*>", " ", label)).replace("\xa0", " ").strip()
+    return " ".join(html.unescape(re.sub(r"<[^>]*>", " ", label)).split())
 
 
 def bold_of(label: str) -> list[str]:

@@ -1,0 +1,98 @@
+"""Output formats by extension, the missing-Graphviz message, and `condor-policy diagram`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compiler.diagram import GraphvizMissing, extract, render, write
+from compiler.spec import load_spec
+from runtime.cli import main
+from tests.diagram.dotparse import bold_of, parse, text_of
+
+SPEC = load_spec("condor-6.8")
+
+
+@pytest.mark.parametrize(
+    ("suffix", "magic"),
+    [(".svg", b"<?xml"), (".png", b"\x89PNG"), (".pdf", b"%PDF"), (".dot", b"digraph")],
+)
+def test_format_follows_the_extension(tmp_path: Path, suffix: str, magic: bytes) -> None:
+    out = write(extract(SPEC), tmp_path / f"figure{suffix}")
+    assert out.read_bytes().startswith(magic)
+
+
+def test_svg_carries_tooltips_and_stable_ids() -> None:
+    svg = render(extract(SPEC), ".svg").decode()
+    assert 'id="edge&#45;14"' in svg
+    assert "xlink:title=" in svg and "WANT_SUSPEND &amp;&amp; SUSPEND" in svg
+
+
+def test_without_dot_the_dot_text_still_works_and_images_say_how_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert write(extract(SPEC), tmp_path / "f.dot").read_text().startswith("digraph")
+    with pytest.raises(GraphvizMissing, match="apt-get install graphviz"):
+        write(extract(SPEC), tmp_path / "f.svg")
+
+
+def test_cli_reports_missing_dot_with_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    status = main(["diagram", "--no-policy", "-o", str(tmp_path / "f.png")])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "Graphviz" in err and "install" in err and ".dot" in err
+
+
+def test_cli_spec_only_states_figure(tmp_path: Path) -> None:
+    out = tmp_path / "states.dot"
+    status = main(
+        ["diagram", "--no-policy", "--era", "condor-6.8", "--states-only", "-o", str(out)]
+    )
+    assert status == 0
+    graph = parse(out.read_text())
+    letters = sorted(b for e in graph.edges for b in bold_of(e.attrs.get("label", "")))
+    assert letters == list("ABCDEFGHIJKLM")
+
+
+def test_cli_unnumbered_and_code_semantics(tmp_path: Path) -> None:
+    out = tmp_path / "code.dot"
+    args = ["diagram", "--no-policy", "--semantics", "code", "--unnumbered", "-o", str(out)]
+    assert main(args) == 0
+    graph = parse(out.read_text())
+    names = {text_of(e.attrs.get("label", "")) for e in graph.edges}
+    assert "delete" in names and "match_in_owner" in names
+    assert "code semantics" in text_of(graph.attrs["label"])
+
+
+def test_cli_highlight_from_a_jsonl_run(tmp_path: Path) -> None:
+    run = tmp_path / "run.jsonl"
+    steps = [{"t": 0, "number": 1}, {"t": 900, "number": 6}, {"t": 905, "number": 9}]
+    run.write_text("\n".join(json.dumps(s) for s in steps) + "\n")
+    out = tmp_path / "run.dot"
+    assert main(["diagram", "--no-policy", "--highlight", str(run), "-o", str(out)]) == 0
+    labels = [text_of(e.attrs.get("label", "")) for e in parse(out.read_text()).edges]
+    assert "9 [3]" in labels and "6 [2]" in labels
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "{tmp}/f.pngg"], "unknown diagram format '.pngg'"),
+        (["-o", "{tmp}/noext"], "needs an extension"),
+        (["--highlight", "1,99", "-o", "{tmp}/f.dot"], "no transition 99"),
+        (["--policy", "Desktp", "-o", "{tmp}/f.dot"], "did you mean Desktop"),
+        (["{tmp}/missing.config", "-o", "{tmp}/f.dot"], "no such configuration"),
+    ],
+)
+def test_cli_input_errors_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    argv = ["diagram", "--no-policy", *(a.format(tmp=tmp_path) for a in args)]
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err

@@ -94,6 +94,8 @@ class _Frame:
     lookbehind: str = ""
     body_start: int = 0
     alternatives: list[int] = field(default_factory=list)
+    # Extended mode (option x) as it was outside this group, restored at its ')'.
+    outer_extended: bool = False
 
 
 @dataclass(slots=True)
@@ -314,7 +316,7 @@ def _group(st: _State) -> bytes:
         raise Unsupported("backtracking control verbs")
     if st.peek() != ord("?"):
         st.groups += 1
-        st.frames.append(_Frame())
+        st.frames.append(_Frame(outer_extended=st.extended))
         return b"("
     st.pos += 1
     for opener, close in ((b"<", b">"), (b"'", b"'"), (b"P<", b">")):
@@ -324,7 +326,7 @@ def _group(st: _State) -> bytes:
             if not _NAME_RE.fullmatch(name):
                 raise PatternError("bad group name")
             st.groups += 1
-            st.frames.append(_Frame())
+            st.frames.append(_Frame(outer_extended=st.extended))
             return b"(?P<" + name + b">"
     if st.startswith(b"P="):
         st.pos += 2
@@ -344,13 +346,17 @@ def _group(st: _State) -> bytes:
         if st.startswith(opener):
             st.pos += len(opener)
             kind = opener.decode()[1:] if opener.startswith(b"<") else ""
-            st.frames.append(_Frame(lookbehind=kind, body_start=len(st.out) + 1))
+            st.frames.append(
+                _Frame(lookbehind=kind, body_start=len(st.out) + 1, outer_extended=st.extended)
+            )
             return text
     m = re.compile(rb"([imsxn]*)(?:-([imsx]*))?([:)])").match(st.src, st.pos)
     if m is None or b"n" in m.group(1):
         raise Unsupported("group construct")
     st.pos = m.end()
     on, off = m.group(1), m.group(2) or b""
+    if m.group(3) == b":":
+        st.frames.append(_Frame(outer_extended=st.extended))
     if b"x" in on:
         st.extended = True  # we strip blanks and comments ourselves (see `translate`)
     if b"x" in off:
@@ -358,7 +364,6 @@ def _group(st: _State) -> bytes:
     on, off = on.replace(b"x", b""), off.replace(b"x", b"")
     flags = on + (b"-" + off if off else b"")
     if m.group(3) == b":":
-        st.frames.append(_Frame())
         return b"(?" + flags + b":" if flags else b"(?:"
     if not flags:
         return b""
@@ -375,6 +380,7 @@ def _close_group(st: _State) -> None:
     lookbehind per alternative: PCRE lets alternatives differ in length, Python wants
     each lookbehind of one fixed width."""
     frame = st.frames.pop()
+    st.extended = frame.outer_extended
     st.out.append(b")" * len(frame.flags))
     if not (frame.lookbehind and frame.alternatives):
         st.out.append(b")")

@@ -326,6 +326,12 @@ REGEX_CASES: list[tuple[str, list[Any]]] = [
         + [["(?<=a|bc)d", "bcd"], ["(?<=a|bc)d", "xd"], ["(?<!a|bc)d", "bcd"], ["(?<!a|bc)d", "xd"]]
         + [["(?<=a+)b", "aab"], ["(?<=(a|bc))d", "bcd"], ["x(?<=(?i)a|bc)d", "xAd"]]
         + [["(?<=(?i)a|bc)d", "BCd"], ["((?<=a|b)c|d)", "bc"], ["(?<=a|b)(c)", "bc"]]
+        + [
+            ["(?x: a )b c", "ab c"],
+            ["(?x: a )b c", "abc"],
+            ["(a(?x) b) c", "ab c"],
+            ["(?x)a (?-x) b", "a b"],
+        ]
     ],
     *[
         ("regexpMember", args)

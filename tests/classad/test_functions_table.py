@@ -332,6 +332,8 @@ REGEX_CASES: list[tuple[str, list[Any]]] = [
             ["(a(?x) b) c", "ab c"],
             ["(?x)a (?-x) b", "a b"],
         ]
+        + [["(?m)^b", "a\nb"], ["(?s)a.b", "a\nb"], ["a(?s).b", "a\nb"], ["(?-m)^b", "a\nb", "m"]]
+        + [["(?i:a)b", "AB"], ["(?i-s:a.)", "A\n", "s"], ["(?ms)^a.$", "x\na\n\n"]]
     ],
     *[
         ("regexpMember", args)

@@ -63,7 +63,11 @@ class MacroCycle(Exception):
     """A macro refers back to itself through other macros."""
 
     def __init__(self, chain: tuple[str, ...]) -> None:
-        super().__init__(" -> ".join(chain) if chain else "expansion does not terminate")
+        shown = chain if len(chain) <= 12 else (*chain[:5], "...", *chain[-5:])
+        text = " -> ".join(shown) if chain else "expansion does not terminate"
+        if len(chain) > 12:
+            text += f" ({len(chain) - 1} macros)"
+        super().__init__(text)
         self.chain = chain
 
 
@@ -301,28 +305,27 @@ def references(raw: str) -> list[str]:
 
 
 def find_cycle(stack: tuple[str, ...], text: str, resolver: Resolver) -> tuple[str, ...]:
-    """A chain of names that refer to each other, reachable from the looked-up name."""
-    path: list[str] = []
-    seen: set[str] = set()
+    """A chain of names that refer to each other, reachable from the looked-up name.
 
-    def visit(name: str) -> tuple[str, ...] | None:
-        if name in path:
-            return (*path[path.index(name) :], name)
-        if name in seen:
-            return None
-        seen.add(name)
-        path.append(name)
-        for ref in references(resolver.raw(name) or ""):
-            found = visit(ref)
-            if found:
-                return found
-        path.pop()
-        return None
-
-    for name in (*stack, *references(text)):
-        found = visit(name)
-        if found:
-            return found
+    Iterative depth-first search, so that a chain of thousands of macros cannot exhaust
+    Python's recursion limit.
+    """
+    done: set[str] = set()
+    for root in (*stack, *references(text)):
+        if root in done:
+            continue
+        path = [root]
+        pending = [iter(references(resolver.raw(root) or ""))]
+        while pending:
+            ref = next(pending[-1], None)
+            if ref is None:
+                done.add(path.pop())
+                pending.pop()
+            elif ref in path:
+                return (*path[path.index(ref) :], ref)
+            elif ref not in done:
+                path.append(ref)
+                pending.append(iter(references(resolver.raw(ref) or "")))
     return tuple(stack)
 
 

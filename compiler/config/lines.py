@@ -13,6 +13,10 @@ shared/reference/classad-semantics.md section 12 records), including its quirks:
   statement ends with that one character appended;
 * a final line without a newline is taken verbatim (no trimming, no continuation).
 
+Condor 6.x read comments the old way (`old_comments=True`): a comment ending in a
+backslash swallowed the next line, and a `#` line inside a continuation was ordinary
+text. The 6.2 sample configuration depends on that.
+
 This module only splits text; it does not know about assignments or keywords.
 """
 
@@ -45,7 +49,7 @@ def _split_physical(text: str) -> list[tuple[str, bool]]:
     return lines
 
 
-def logical_lines(text: str) -> Iterator[LogicalLine]:
+def logical_lines(text: str, old_comments: bool = False) -> Iterator[LogicalLine]:
     """Yield the logical lines of `text`, skipping nothing (comments included).
 
     Comment and blank lines are yielded too (as their trimmed text) so that callers can
@@ -65,7 +69,7 @@ def logical_lines(text: str) -> Iterator[LogicalLine]:
             continue
         segment = raw.strip()
         column = len(raw) - len(raw.lstrip()) + 1
-        if segment.startswith("#") or not segment.endswith("\\"):
+        if (segment.startswith("#") and not old_comments) or not segment.endswith("\\"):
             yield LogicalLine(segment, start + 1, column, raw)
             continue
         buffer = segment[:-1]
@@ -76,7 +80,7 @@ def logical_lines(text: str) -> Iterator[LogicalLine]:
                 buffer += raw_next
                 break
             piece = raw_next.strip()
-            if piece.startswith("#"):
+            if piece.startswith("#") and not old_comments:
                 piece = piece[-1]
             if piece.endswith("\\"):
                 buffer += piece[:-1]

@@ -165,7 +165,7 @@ def read_text(
     frames: list[_IfFrame] = []
     here: tuple[str, str, LogicalLine, list[str]] | None = None
     strict = False
-    for logical in logical_lines(text):
+    for logical in logical_lines(text, state.defaults.era != "htcondor-current"):
         line = logical.text
         if here is not None:
             name, tag, start, collected = here

@@ -301,3 +301,32 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
     (tmp_path / "dir.config").mkdir()
     with pytest.raises(PolicyError, match="is a directory"):
         load_config(text=f"include : {tmp_path}/dir.config\n")
+
+
+def test_a_long_cycle_is_reported_without_recursion_error() -> None:
+    n = 3000
+    text = "".join(f"M{i} = $(M{i + 1})\n" for i in range(n)) + f"M{n} = $(M0)\n"
+    config = load_config(text=text)
+    with pytest.raises(ConfigError) as info:
+        config.get("M0")
+    assert "M0 -> M1" in info.value.message
+    assert f"({n + 1} macros)" in info.value.message
+
+
+def test_6x_eras_read_comments_the_old_way() -> None:
+    text = "#A = commented \\\nA = swallowed\nB = x \\\n# kept\\\n y\n"
+    old = load_config(text=text, era="condor-6.8")
+    assert old.get("A") is None  # the comment's backslash swallowed the next line
+    assert old.get("B") == "x # kepty"  # no blank before that backslash
+    new = load_config(text=text)
+    assert new.get("A") == "swallowed"
+    assert new.get("B") == "x y"
+
+
+def test_6_2_sample_config_reads_in_its_era_but_not_today() -> None:
+    path = Path("/work/shared/realworld-configs/htcondor-generic-2000-v6.2-colon-syntax.config")
+    text = path.read_text().replace("LOCAL_CONFIG_FILE", "NO_LOCAL_CONFIG_FILE")
+    with pytest.raises(PolicyError, match="illegal name"):
+        load_config(text=text)
+    old = load_config(text=text, era="condor-6.4")
+    assert old.get("START") is not None

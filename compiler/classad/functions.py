@@ -26,7 +26,8 @@ implementations live in topic modules:
 * `functions_time`       splitTime, formatTime
 * `functions_site`       userHome, userMap (no map files: mapping always fails)
 
-`format_real` (HTCondor's real-to-text rule) and `unparse_value` are re-exported for the
+`format_real` (HTCondor's real-to-text rule), `quote_string`, `attribute_order` (the
+order HTCondor prints an ad's attributes in) and `unparse_value` are re-exported for the
 unparser and the CLI.
 """
 
@@ -45,6 +46,7 @@ from compiler.classad import (
 )
 from compiler.classad.functions_context import FunctionContext, FunctionImpl, default_context
 from compiler.classad.functions_convert import (
+    attribute_order,
     format_real,
     quote_string,
     to_integer,
@@ -79,6 +81,7 @@ __all__ = [
     "BUILTINS",
     "FunctionContext",
     "FunctionImpl",
+    "attribute_order",
     "default_context",
     "format_real",
     "quote_string",

@@ -110,11 +110,6 @@ def c_pow(x: float, y: float) -> float:
         return math.nan
 
 
-def c_mul(a: float, b: float) -> float:
-    """IEEE multiplication (Python floats never raise on overflow here)."""
-    return a * b
-
-
 # --- strtod ---------------------------------------------------------------------------
 
 _DEC_RE: Final = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
@@ -301,11 +296,6 @@ def to_integer(v: Value) -> Value:
             return UNDEFINED
         case _:
             return ERROR
-
-
-def is_number(v: Value) -> bool:
-    """Integer or real in the strict ClassAd sense (booleans excluded)."""
-    return isinstance(v, int | float) and not isinstance(v, bool)
 
 
 def is_exact_int(v: Value) -> bool:

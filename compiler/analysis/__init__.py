@@ -26,6 +26,7 @@ from compiler.analysis.context import Analysis
 from compiler.analysis.findings import CODES, Finding, Severity
 from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
 from compiler.analysis.table_checks import CHECKS, reachable_pairs
+from compiler.attributes import load_attributes
 from compiler.classad import ast as A
 from compiler.classad import parse
 from compiler.table import StateTable
@@ -59,7 +60,8 @@ def analyse(
     """Every check and lint for `table` (compiled from `config`), most severe first.
 
     `machine`/`job` add attribute names to the known lists (e.g. STARTD_ATTRS)."""
-    an = Analysis(table, tuple(machine))
+    documented = load_attributes().machine(table.era)
+    an = Analysis(table, (*sorted(documented), *machine))
     found: list[Finding] = []
     for check in CHECKS:
         found += check(an)

@@ -20,6 +20,13 @@ from compiler.table import CompiledGuard, Row, StateTable
 
 #: Attributes whose value belongs to the state the slot is in (they change when it moves).
 STATE_BOUND = ("State", "Activity", "EnteredCurrentState", "EnteredCurrentActivity")
+#: Attributes the startd publishes as numbers when it publishes them at all (they may be
+#: missing: UNDEFINED), used so that witnesses read like real slot ads.
+PUBLISHED_NUMBERS = (
+    "JobStart", "CpuBusyTime", "CpuBusyValue", "LastPeriodicCheckpoint", "TotalJobRunTime",
+    "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime", "ImageSize_RAW",
+    "PreemptingRank", "RetirementTimeRemaining", "MachineMaxVacateTime", "Mips", "KFlops",
+)  # fmt: skip
 #: Suffix given to state-bound attributes of "the other" pair in two-pair questions.
 AFTER = "__after"
 
@@ -74,6 +81,8 @@ class Analysis:
     @cached_property
     def domains(self) -> dict[str, Domain]:
         doms = machine_domains(self.predicates)
+        for name in PUBLISHED_NUMBERS:
+            doms.setdefault(name, Domain("integer", False, 0))
         doms["State"] = Domain("string", True)
         doms["Activity"] = Domain("string", True)
         for name in STATE_BOUND:

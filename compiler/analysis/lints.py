@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from compiler.analysis.context import Analysis
 from compiler.analysis.findings import Finding
 from compiler.analysis.sat import attribute_refs, children
+from compiler.attributes import load_attributes
 from compiler.classad import ast as A
 from compiler.classad import parse, unparse
 from compiler.simplify import STARTD_DOMAINS
@@ -67,14 +68,9 @@ def known_names(
     spec = an.table.spec
     machine_names = {*STARTD_DOMAINS, *spec.attributes, *machine}
     job_names = set(job)
-    try:  # the attribute lists of the seeds (compiler.attributes, landing in parallel)
-        import importlib
-
-        attrs = importlib.import_module("compiler.attributes")
-        machine_names |= set(getattr(attrs, "MACHINE_ATTRIBUTES", ()))
-        job_names |= set(getattr(attrs, "JOB_ATTRIBUTES", ()))
-    except ImportError:
-        pass
+    documented = load_attributes()
+    machine_names |= {a.name for a in documented.entries if a.side == "machine"}
+    job_names |= {a.name for a in documented.entries if a.side == "job"}
     other = {p.name for p in spec.predicates}
     for policy in spec.policies:
         for name in (policy.name, *policy.aliases):

@@ -28,6 +28,7 @@ larger ones sampled with a fixed seed (deterministic output).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import random
@@ -229,11 +230,25 @@ def _search(
         return tv_of_value(result) in want
 
     def witness(values: tuple[Any, ...]) -> Witness:
+        values = polish(values)
         my = sorted(base_my.items())
         tgt = sorted(base_target.items())
         for var, value in zip(variables, values, strict=True):
             (my if var.side == "my" else tgt).append((var.name, value))
         return Witness(tuple(my), tuple(tgt))
+
+    def polish(values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Replace each value by the earliest (nicest) candidate that still works."""
+        current = list(values)
+        for k, var in enumerate(variables):
+            for value in var.values:
+                if value is current[k] or (value == current[k] and type(value) is type(current[k])):
+                    break
+                trial = [*current[:k], value, *current[k + 1 :]]
+                if test(tuple(trial)):
+                    current = trial
+                    break
+        return tuple(current)
 
     total = math.prod(len(v.values) for v in variables)
     if total <= EXHAUSTIVE:
@@ -242,6 +257,9 @@ def _search(
                 return witness(combo)
         return None
     rng = random.Random(0x5EED)
+    found = _climb(folded, variables, test, rng, base_my, base_target)
+    if found is not None:
+        return witness(found)
     for _ in range(SAMPLES):
         # Biased towards the first (nicest) candidates of each attribute.
         combo = tuple(
@@ -250,6 +268,62 @@ def _search(
         if test(combo):
             return witness(combo)
     return None
+
+
+def _climb(
+    folded: A.Expr,
+    variables: list[_Var],
+    test: Any,
+    rng: random.Random,
+    base_my: dict[str, Any],
+    base_target: dict[str, Any],
+    restarts: int = 4,
+) -> tuple[Any, ...] | None:
+    """Hill climbing on the number of TRUE conjuncts of a top-level `&&` chain: change
+    one attribute at a time to the candidate that makes most conjuncts TRUE. Complete
+    for nothing, but finds the correlated corner cases random sampling misses."""
+    parts = _conjuncts(folded)
+    if len(parts) < 2:
+        return None
+    fns = [compile_expr(p) for p in parts]
+
+    def score(values: tuple[Any, ...]) -> int:
+        my, target = dict(base_my), dict(base_target)
+        for var, value in zip(variables, values, strict=True):
+            (my if var.side == "my" else target)[var.name] = value
+        total = 0
+        for fn in fns:
+            with contextlib.suppress(Exception):
+                total += tv_of_value(fn(my, target, now=NOW)) == "T"
+        return total
+
+    for attempt in range(restarts):
+        current = [
+            v.values[0]
+            if attempt == 0
+            else v.values[min(int(rng.expovariate(0.5)), len(v.values) - 1)]
+            for v in variables
+        ]
+        best = score(tuple(current))
+        for _ in range(12):
+            for k, var in enumerate(variables):
+                for value in var.values:
+                    trial = list(current)
+                    trial[k] = value
+                    got = score(tuple(trial))
+                    # Sideways moves cross the plateaus where one attribute must change
+                    # before another can make a conjunct TRUE.
+                    if got > best or (got == best and rng.random() < 0.15):
+                        best, current = got, trial
+                if best == len(parts) and test(tuple(current)):
+                    return tuple(current)
+    return None
+
+
+def _conjuncts(e: A.Expr) -> list[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
 
 
 _TIME_NAMES: Final = frozenset({"currenttime", "mycurrenttime"})
@@ -280,8 +354,8 @@ def _variables(
 
     def ref_key(ref: A.AttrRef) -> tuple[str, str] | None:
         key = ref.key
-        if key in _TIME_NAMES and ref.scope in (None, "MY") and key not in dom_keys:
-            return None
+        if key in _TIME_NAMES and ref.scope in (None, "MY"):
+            return None  # the clock: `now` in every witness
         if ref.scope == "TARGET":
             side = "target"
         elif ref.scope == "MY" or key in dom_keys or key in machine:
@@ -357,10 +431,10 @@ def _candidates(
         values += [i for i in ints if _inside(i, dom)]
     if kind in ("number", "any"):
         values += [x for x in nums if not float(x).is_integer() and _inside(x, dom)]
-    if kind in ("boolean", "any"):
-        values += [False, True]
     if kind in ("string", "any"):
         values += [*sorted(strings), "x"]
+    if kind in ("boolean", "any"):
+        values += [False, True]
     if dom is None or not dom.defined:
         values += [_UNDEFINED_VALUE, _ERROR_VALUE]
     return values or [_UNDEFINED_VALUE]

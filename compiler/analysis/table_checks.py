@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from compiler.analysis.context import AFTER, STATE_BOUND, Analysis, conj, rename
 from compiler.analysis.findings import Finding
+from compiler.analysis.sat import Witness
 from compiler.classad import ast as A
 from compiler.classad import unparse
 from compiler.table import Row
@@ -55,10 +56,11 @@ def dead_and_always(an: Analysis) -> list[Finding]:
             proofs = {
                 an.sat(g.expr, an.assume(row.source)).proof for _, g in an.policy_guards(row)
             } - {""}
+            trivial = all(_constant_guard(an, g.expanded) for _, g in an.policy_guards(row))
             found.append(
                 Finding(
                     "dead-transition",
-                    "warning",
+                    "info" if trivial else "warning",
                     f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)}) can never fire: "
                     f"{row.simplified or row.trigger}",
                     rows=(row.id,),
@@ -111,6 +113,20 @@ def dead_and_always(an: Analysis) -> list[Finding]:
     return found
 
 
+def _constant_guard(an: Analysis, text: str) -> bool:
+    """The expanded guard names no attribute (only predicates): the policy set it to a
+    constant on purpose (`SUSPEND = False`), so a dead row is information, not a bug."""
+    from compiler.analysis.sat import attribute_refs
+    from compiler.classad import parse
+
+    try:
+        refs = attribute_refs(parse(text))
+    except Exception:
+        return False
+    preds = {p.lower() for p in an.predicates}
+    return all(r.key in preds for r in refs)
+
+
 def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:
     """Source pair -> target pairs of every row with a trigger that is not proved dead."""
     edges: dict[tuple[str, str], set[tuple[str, str]]] = {}
@@ -158,49 +174,116 @@ def unreachable(an: Analysis) -> list[Finding]:
     return found
 
 
+#: Predicate values of a slot running a job normally: no preempting claim, no retirement,
+#: no draining. Flapping is a question about sensors, so the predicates are fixed here and
+#: changed only by the first transition's own actions (see `_after`).
+NORMAL: dict[str, bool] = {
+    "JobRunning": True, "HasPreemptingClaim": False, "MayUnretire": True,
+    "InRetirement": False, "RetirementExpired": False, "PreemptLatch": False,
+    "ClaimWorklifeExpired": False, "Draining": False, "AllSlotsDrained": False,
+    "WaitingForActivation": False, "BackfillEnabled": False, "BackfillClientRunning": False,
+    "DestinationOwner": False, "DestinationMatched": False, "DestinationClaimed": False,
+    "DynamicSlot": False,
+}  # fmt: skip
+
+
+def _after(an: Analysis, row: Row, index: int) -> dict[str, bool]:
+    """NORMAL changed by the actions of `row` fired by trigger `index`."""
+    out = dict(NORMAL)
+    for action in (*row.transition.triggers[index].actions, *row.transition.actions):
+        match (action.name, action.arg):
+            case ("retire", "irreversible" | "peaceful"):
+                out.update(MayUnretire=False, InRetirement=True)
+            case ("set_preempt_latch", _):
+                out["PreemptLatch"] = True
+    if out["InRetirement"] and _constant(an, "MaxJobRetirementTime", lambda v: v <= 0):
+        out["RetirementExpired"] = True  # no retirement time at all
+    return out
+
+
+def _constant(an: Analysis, name: str, test: Callable[[float], bool]) -> bool:
+    from compiler.classad import evaluate
+
+    expr = an.policy_expr(name)
+    if expr is None:
+        try:
+            default = an.table.spec.policy(name).default
+        except KeyError:
+            return False
+        if default is None:
+            return True  # missing counts as 0 (reference section 3.5)
+        from compiler.classad import parse
+
+        expr = parse(default)
+    value = evaluate(expr, {}, {})
+    return isinstance(value, int | float) and not isinstance(value, bool) and test(float(value))
+
+
 def flapping(an: Analysis) -> list[Finding]:
-    """Rows A->B and B->A (policy triggers) that fire for the same sensor input: the slot
-    would oscillate (SUSPEND/CONTINUE, IS_OWNER flipping). State-bound attributes (State,
-    Activity, the Entered* stamps) are separate for the two pairs; everything else — the
-    sensors, the job, the predicates — is shared."""
+    """Rows A->B and B->A whose policy triggers both depend on a policy expression and
+    fire for the same sensor input: the slot would oscillate (SUSPEND/CONTINUE, IS_OWNER
+    flipping, PREEMPT/SUSPEND ping-pong). State-bound attributes (State, Activity, the
+    Entered* stamps) are separate for the two pairs; the sensors and the job are shared;
+    the predicates are those of a normally running job (`NORMAL`), after the first
+    transition's own actions for the second pair. Each trigger fires only if no earlier
+    step of its pair's evaluation order holds."""
     found: list[Finding] = []
     rows = [r for r in an.table.rows if r.source != r.target]
+    preds = list(an.predicates)
     for first in rows:
         for second in rows:
-            if (
-                first.id >= second.id
-                or first.target != second.source
-                or second.target != first.source
-            ):
+            if first.target != second.source or second.target != first.source:
                 continue
-            for i, _ in an.policy_guards(first):
-                if first.transition.triggers[i].kind != "policy":
-                    continue
-                for j, _ in an.policy_guards(second):
-                    if second.transition.triggers[j].kind != "policy":
-                        continue
-                    both = conj([an.firing(first, i), rename(an.firing(second, j), STATE_BOUND)])
-                    assume = {**an.assume(first.source), **an.assume(second.source, AFTER)}
-                    result = an.sat(both, assume)
-                    if result.verdict == "sat":
-                        found.append(
-                            Finding(
-                                "flapping",
-                                "warning",
-                                f"{_label(first)} ({_pair(first.source)} -> {_pair(first.target)}, "
-                                f"{first.transition.triggers[i].guard}) and {_label(second)} "
-                                f"(back, {second.transition.triggers[j].guard}) both fire for the "
-                                "same input: the slot oscillates",
-                                rows=(first.id, second.id),
-                                pairs=(_pair(first.source), _pair(first.target)),
-                                witness=result.witness,
-                            )
-                        )
-                        break
-                else:
-                    continue
-                break
+            if _key(first) >= _key(second):
+                continue
+            hit = _flap(an, first, second, preds)
+            if hit is not None:
+                found.append(hit)
     return found
+
+
+def _key(row: Row) -> tuple[int, str]:
+    return (row.number if isinstance(row.number, int) else 10**6, row.id)
+
+
+def _flap(an: Analysis, first: Row, second: Row, preds: list[str]) -> Finding | None:
+    for i, _ in an.policy_guards(first):
+        if first.transition.triggers[i].kind != "policy" or not _policy_named(an, first, i):
+            continue
+        for j, _ in an.policy_guards(second):
+            if second.transition.triggers[j].kind != "policy" or not _policy_named(an, second, j):
+                continue
+            later = rename(an.firing(second, j), [*STATE_BOUND, *preds])
+            both = conj([an.firing(first, i), later])
+            assume: dict[str, object] = {
+                **an.assume(first.source),
+                **an.assume(second.source, AFTER),
+            }
+            assume.update({k: v for k, v in NORMAL.items() if k in preds})
+            assume.update({k + AFTER: v for k, v in _after(an, first, i).items() if k in preds})
+            result = an.sat(both, assume)
+            if result.verdict == "sat":
+                return Finding(
+                    "flapping",
+                    "warning",
+                    f"{_label(first)} ({_pair(first.source)} -> {_pair(first.target)}, "
+                    f"{first.transition.triggers[i].guard}) and {_label(second)} (back, "
+                    f"{second.transition.triggers[j].guard}) both fire for the same input: "
+                    "the slot oscillates between them",
+                    rows=(first.id, second.id),
+                    pairs=(_pair(first.source), _pair(first.target)),
+                    witness=_sensors_only(result.witness, preds),
+                )
+    return None
+
+
+def _sensors_only(w: Witness | None, preds: list[str]) -> Witness | None:
+    if w is None:
+        return None
+    hidden = {p.lower() for p in preds} | {(p + AFTER).lower() for p in preds}
+    hidden |= {n.lower() for n in ("State", "Activity", "State" + AFTER, "Activity" + AFTER)}
+    my = tuple((k, v) for k, v in w.my if k.lower() not in hidden)
+    return Witness(my, w.target, w.now)
 
 
 def _policy_named(an: Analysis, row: Row, index: int) -> bool:

@@ -1,0 +1,161 @@
+"""A recorded run: the moments a trace produced, rebuilt from the trace and the fired
+transitions alone (so the properties judge any machine the same way).
+
+Stage: check. Input: the trace (initial machine ad, job ad, steps) and the list of
+`Fired` transitions a machine reported; output: a tuple of `Moment`s, each with the
+slot's pair and the machine attributes at that instant. The slot ad is reconstructed
+here (sensor values with KeyboardIdle/ConsoleIdle ageing, State, Activity, the Entered*
+stamps, JobStart) instead of asking the machine, so that a machine cannot hide a wrong
+transition behind a wrong ad.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from runtime.check.reference import AGEING, EPOCH, Fired, Step
+
+
+@dataclass(frozen=True, slots=True)
+class Moment:
+    """The slot at one instant of a run.
+
+    `fired` is set for the moment right after a transition (cascades give several
+    moments with the same t); `poll` marks the moment after an evaluation pass (a tick
+    step); `step` is the index of the trace step being applied.
+    """
+
+    t: int
+    step: int
+    state: str
+    activity: str
+    poll: bool
+    fired: Fired | None
+    machine: tuple[tuple[str, Any], ...]
+    job: tuple[tuple[str, Any], ...]
+    job_start: int | None
+    run_time: int
+    entered_state: int
+    entered_activity: int
+    events: tuple[str, ...]  # events seen so far with their last time: "name@t"
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.state, self.activity)
+
+    def ad(self) -> dict[str, Any]:
+        out = dict(self.machine)
+        out["State"], out["Activity"] = self.state, self.activity
+        out["EnteredCurrentState"] = EPOCH + self.entered_state
+        out["EnteredCurrentActivity"] = EPOCH + self.entered_activity
+        if self.job_start is not None:
+            out["JobStart"] = EPOCH + self.job_start
+        return out
+
+    def last(self, event: str) -> int | None:
+        """Time of the last `event` (or JobStart: the last activation) up to here."""
+        if event == "JobStart":
+            return self.job_start
+        for item in self.events:
+            name, _, at = item.rpartition("@")
+            if name == event:
+                return int(at)
+        return None
+
+
+def record(
+    steps: Sequence[Step],
+    fired: Sequence[Fired],
+    *,
+    machine: Mapping[str, Any],
+    job: Mapping[str, Any],
+    initial: tuple[str, str] = ("Owner", "Idle"),
+    idle_ages: bool = True,
+) -> tuple[Moment, ...]:
+    """The moments of a run. `fired` must be in order; each transition is attributed to
+    the first step whose time is >= its own (timers fire while the clock advances)."""
+    values = dict(machine)
+    set_at = {name: 0 for name in values}
+    claim_job: dict[str, Any] = {}
+    state, activity = initial
+    job_start: int | None = None
+    run_time = 0
+    last_t = 0
+    events: dict[str, int] = {}
+    entered = [0, 0]
+    out: list[Moment] = []
+    queue = list(fired)
+
+    def snapshot(t: int) -> tuple[tuple[str, Any], ...]:
+        items = []
+        for name, value in values.items():
+            if idle_ages and name in AGEING and isinstance(value, int | float):
+                value = value + (t - set_at.get(name, 0))
+            items.append((name, value))
+        return tuple(items)
+
+    def advance(t: int) -> None:
+        nonlocal run_time, last_t
+        if (state, activity) in (
+            ("Claimed", "Busy"),
+            ("Claimed", "Retiring"),
+        ) and job_start is not None:
+            run_time += max(0, t - last_t)
+        last_t = max(last_t, t)
+
+    def move(fire: Fired) -> None:
+        nonlocal state, activity, job_start, run_time
+        if fire.target[0] != state:
+            entered[0] = fire.t
+        if fire.target != (state, activity):
+            entered[1] = fire.t
+        if fire.source == ("Claimed", "Idle") and fire.target == ("Claimed", "Busy"):
+            job_start, run_time = fire.t, 0
+        state, activity = fire.target
+        if fire.target[0] in ("Owner", "Unclaimed", "Matched") or fire.target == (
+            "Claimed",
+            "Idle",
+        ):
+            job_start = None
+        if fire.target[0] in ("Owner", "Unclaimed", "Matched"):
+            claim_job.clear()
+
+    def moment(t: int, index: int, poll: bool, fire: Fired | None) -> Moment:
+        ev = tuple(f"{k}@{v}" for k, v in sorted(events.items(), key=lambda kv: -kv[1]))
+        return Moment(
+            t, index, state, activity, poll, fire, snapshot(t), tuple(claim_job.items()),
+            job_start, run_time, entered[0], entered[1], ev,
+        )  # fmt: skip
+
+    for index, step in enumerate(steps):
+        # transitions of earlier timers, then this step's own
+        while queue and queue[0].t < step.t:
+            fire = queue.pop(0)
+            advance(fire.t)
+            move(fire)
+            out.append(moment(fire.t, index, False, fire))
+        advance(step.t)
+        match step.kind:
+            case "set":
+                for name, value in step.attrs:
+                    values[name] = value
+                    set_at[name] = step.t
+            case "set_job":
+                claim_job.update(dict(step.attrs))
+            case "event":
+                events[step.event or ""] = step.t
+                if step.event in ("job_exit", "starter_exit"):
+                    job_start = None
+                if step.event == "claim" and not claim_job:
+                    claim_job.update(dict(step.job) if step.job else dict(job))
+        while queue and queue[0].t == step.t:
+            fire = queue.pop(0)
+            move(fire)
+            out.append(moment(fire.t, index, False, fire))
+        out.append(moment(step.t, index, step.kind == "tick", None))
+    for fire in queue:  # transitions after the last step cannot happen; keep them visible
+        move(fire)
+        out.append(moment(fire.t, len(steps), False, fire))
+    return tuple(out)

@@ -1,0 +1,572 @@
+"""A reference interpreter of the era spec: the slide rule the compiled machine is checked
+against.
+
+Stage: check (runtime side). It reads the *spec* (compiler.spec IR) and the
+*configuration* directly and interprets the contract written in the compiler.spec
+docstring ("How the runtime drives a slot") in the most literal way: a guard is the
+spec's ClassAd text, evaluated by `compiler.classad.evaluate` with the slot ad as MY,
+where the policy names are attributes holding the configuration's expressions (exactly
+how the startd publishes them) and the predicates are booleans. It never looks at the
+compiled table, the simplifier or the code generator, so a fault there (a swapped guard,
+an unsound rewrite, a wrong evaluation order) shows up as a different transition.
+
+It is deliberately plain and slow: one mutable object stepping through a trace (the
+simulated slot *is* state; keeping it in one place is clearer than threading it).
+Polling is explicit (only `tick` steps evaluate), so no interval arithmetic can blur the
+comparison; timers fire at their expiry time while the clock advances.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.classad import ast as A
+from compiler.classad import evaluate, parse
+from compiler.classad.values import ERROR, UNDEFINED
+from compiler.spec.ir import Action, EraSpec, Pair, Transition, Trigger
+from compiler.table import holds
+
+EPOCH = 1_000_000_000
+#: Attributes that count up with the clock when `idle_ages` (DESIGN.md trace files).
+AGEING = ("KeyboardIdle", "ConsoleIdle")
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One trace step (DESIGN.md): `kind` tick | event | set | set_job."""
+
+    t: int
+    kind: str
+    event: str | None = None
+    how: str | None = None
+    job: tuple[tuple[str, Any], ...] = ()
+    attrs: tuple[tuple[str, Any], ...] = ()
+
+    def to_yaml_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"t": self.t}
+        match self.kind:
+            case "tick":
+                out["tick"] = True
+            case "event":
+                out["event"] = self.event
+                if self.how:
+                    out["how"] = self.how
+                if self.job:
+                    out["job"] = dict(self.job)
+            case "set":
+                out["set"] = dict(self.attrs)
+            case "set_job":
+                out["set_job"] = dict(self.attrs)
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Fired:
+    """A fired transition as `condor-policy run --format jsonl` reports it."""
+
+    t: int
+    number: int | str
+    id: str
+    source: tuple[str, str]
+    target: tuple[str, str]
+    reason: str
+
+
+class PolicyExprs:
+    """The configuration's policy expressions by name (variants included), parsed once."""
+
+    def __init__(self, spec: EraSpec, values: Mapping[str, str | None]) -> None:
+        self.spec = spec
+        self.exprs: dict[str, A.Expr] = {}
+        for policy in spec.policies:
+            for base in (policy.name, *policy.aliases):
+                for suffix in ("", *policy.variants):
+                    text = values.get((base + suffix).upper())
+                    if text:
+                        self.exprs.setdefault((policy.name + suffix).upper(), parse(text))
+            if policy.name.upper() not in self.exprs and policy.default is not None:
+                self.exprs[policy.name.upper()] = parse(policy.default)
+
+    @staticmethod
+    def from_config(spec: EraSpec, config: Any) -> PolicyExprs:
+        names: dict[str, str | None] = {}
+        for policy in spec.policies:
+            for base in (policy.name, *policy.aliases):
+                for suffix in ("", *policy.variants):
+                    names[(base + suffix).upper()] = config.get(base + suffix)
+        return PolicyExprs(spec, names)
+
+    def ad_entries(self) -> dict[str, Any]:
+        """Policy names (and their variants) as slot-ad attributes, as the startd
+        publishes them."""
+        out: dict[str, Any] = {}
+        for policy in self.spec.policies:
+            for suffix in ("", *policy.variants):
+                expr = self.exprs.get((policy.name + suffix).upper())
+                if expr is not None:
+                    for alias in (policy.name, *policy.aliases):
+                        out[alias + suffix] = expr
+        return out
+
+    def guard(
+        self, text: str, job: Mapping[str, Any] | None, my: Mapping[str, Any], now: int
+    ) -> A.Expr:
+        """The spec guard with each policy name written in it replaced by its
+        `_VANILLA`/`_VM` variant where the startd would look that up (manual: the job's
+        universe matches; code: and the variant evaluates to a boolean or number)."""
+        from compiler.spec.ir import VARIANT_UNIVERSES
+
+        expr = parse_guard(text)
+        universe = job.get("JobUniverse") if job else None
+        swap: dict[str, str] = {}
+        for policy in self.spec.policies:
+            for suffix in policy.variants:
+                variant = self.exprs.get((policy.name + suffix).upper())
+                if variant is None or VARIANT_UNIVERSES.get(suffix) != universe:
+                    continue
+                if self.spec.semantics == "code":
+                    value = evaluate(variant, my, job, now=now)
+                    if isinstance(value, str) or value is UNDEFINED or value is ERROR:
+                        continue
+                    if not isinstance(value, bool | int | float):
+                        continue
+                for alias in (policy.name, *policy.aliases):
+                    swap[alias.lower()] = policy.name + suffix
+                break
+        return _rename(expr, swap) if swap else expr
+
+
+_GUARDS: dict[str, A.Expr] = {}
+
+
+def parse_guard(text: str) -> A.Expr:
+    if text not in _GUARDS:
+        _GUARDS[text] = parse(text)
+    return _GUARDS[text]
+
+
+def _rename(e: A.Expr, names: Mapping[str, str]) -> A.Expr:
+    from compiler.simplify.context import map_children
+
+    if isinstance(e, A.AttrRef) and e.scope in (None, "MY") and e.key in names:
+        return A.AttrRef(names[e.key], e.scope)
+    return map_children(e, lambda x: _rename(x, names))
+
+
+@dataclass
+class ReferenceSlot:
+    """One slot of the startd, stepped by trace steps (see module docstring)."""
+
+    spec: EraSpec
+    policy: PolicyExprs
+    machine: dict[str, Any]
+    job: dict[str, Any]
+    idle_ages: bool = True
+    dynamic: bool = False
+    timer_values: dict[str, int] = field(default_factory=dict)
+    state: str = "Owner"
+    activity: str = "Idle"
+    t: int = 0
+    fired: list[Fired] = field(default_factory=list)
+    # runtime inputs behind the predicates
+    claim_job: dict[str, Any] | None = None
+    preempting_job: dict[str, Any] | None = None
+    job_running: bool = False
+    has_preempting: bool = False
+    reversible: bool = True
+    peaceful: bool = False
+    latch: bool = False
+    draining: bool = False
+    waiting_activation: bool = False
+    backfill_running: bool = False
+    destination: str | None = None
+    deleted: bool = False
+    claim_start: int | None = None
+    activations: int = 0
+    run_time: int = 0
+    entered_state: int = 0
+    entered_activity: int = 0
+    timers: dict[str, int] = field(default_factory=dict)
+    set_at: dict[str, int] = field(default_factory=dict)
+    outcomes: set[tuple[str, int, str]] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.state, self.activity = self.spec.initial.state, self.spec.initial.activity
+        for name in self.machine:
+            self.set_at[name] = 0
+
+    # -- the slot ad ---------------------------------------------------------------------
+    def now(self) -> int:
+        return EPOCH + self.t
+
+    def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        my: dict[str, Any] = {}
+        for name, value in self.machine.items():
+            if self.idle_ages and name in AGEING and isinstance(value, int | float):
+                value = value + (self.t - self.set_at.get(name, 0))
+            my[name] = value
+        my.update(
+            State=self.state,
+            Activity=self.activity,
+            EnteredCurrentState=EPOCH + self.entered_state,
+            EnteredCurrentActivity=EPOCH + self.entered_activity,
+        )
+        if self.claim_job is not None and self.job_running:
+            my["JobStart"] = EPOCH + self._job_start
+        my.update(self.predicates())
+        my.update(self.policy.ad_entries())
+        return my
+
+    _job_start: int = 0
+
+    def predicates(self) -> dict[str, bool]:
+        may_unretire = self.reversible and not self.has_preempting and not self.draining
+        return {
+            "JobRunning": self.job_running,
+            "HasPreemptingClaim": self.has_preempting,
+            "MayUnretire": may_unretire,
+            "InRetirement": self.has_preempting or not may_unretire,
+            "RetirementExpired": self._retirement_expired(),
+            "PreemptLatch": self.latch,
+            "ClaimWorklifeExpired": self._worklife_expired(),
+            "Draining": self.draining,
+            "AllSlotsDrained": self.state == "Drained",
+            "WaitingForActivation": self.waiting_activation,
+            "BackfillEnabled": False,
+            "BackfillClientRunning": self.backfill_running,
+            "DestinationOwner": self.destination == "Owner",
+            "DestinationMatched": self.destination == "Matched",
+            "DestinationClaimed": self.destination == "Claimed",
+            "DynamicSlot": self.dynamic,
+        }
+
+    def _number(self, name: str, target: Mapping[str, Any] | None) -> float | None:
+        expr = self.policy.exprs.get(name.upper())
+        if expr is None:
+            return None
+        base = {k: v for k, v in self.machine.items()}
+        value = evaluate(expr, base, target, now=self.now())
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+    def _retirement_expired(self) -> bool:
+        if self.peaceful:
+            return False
+        mjrt = self._number("MaxJobRetirementTime", self.claim_job) or 0.0
+        own = (self.claim_job or {}).get("MaxJobRetirementTime")
+        if isinstance(own, int | float) and not isinstance(own, bool) and own < mjrt:
+            mjrt = float(own)
+        remaining = max(0.0, mjrt - self.run_time) if self.job_running else 0.0
+        if remaining <= 0:
+            return True
+        if self.spec.options and dict(self.spec.options).get("retirement_vacate_allowance"):
+            vacate = self._number("MachineMaxVacateTime", self.claim_job)
+            return vacate is not None and vacate >= remaining
+        return False
+
+    def _worklife_expired(self) -> bool:
+        if self.claim_start is None:
+            return False
+        value = self._number("CLAIM_WORKLIFE", self.claim_job)
+        if value is None or value < 0:
+            return False
+        if dict(self.spec.options).get("claim_worklife_needs_activation") and self.activations < 1:
+            return False
+        return self.t - self.claim_start > value
+
+    def guard_value(self, guard: str, against: str, job: Mapping[str, Any] | None = None) -> Any:
+        if not guard.strip():
+            return True
+        target = (
+            job
+            if job is not None
+            else {
+                "local": None,
+                "job": self.claim_job,
+                "preempting_job": self.preempting_job,
+            }[against]
+        )
+        my = self.ad(target)
+        return evaluate(
+            self.policy.guard(guard, target, my, self.now()), my, target, now=self.now()
+        )
+
+    def guard_holds(self, guard: str, against: str) -> bool:
+        return holds(self.guard_value(guard, against))
+
+    # -- clock and steps -----------------------------------------------------------------
+    def advance(self, t: int) -> None:
+        """Move the clock to `t`, firing every timer that expires on the way."""
+        while not self.deleted:
+            due = [(at, name) for name, at in self.timers.items() if at <= t]
+            if not due:
+                break
+            at, name = min(due)
+            self._tick_clock(at)
+            del self.timers[name]
+            self._timer(name)
+        self._tick_clock(t)
+
+    def _tick_clock(self, t: int) -> None:
+        if (
+            t > self.t
+            and self.job_running
+            and (self.state, self.activity)
+            in (
+                ("Claimed", "Busy"),
+                ("Claimed", "Retiring"),
+            )
+        ):
+            self.run_time += t - self.t
+        self.t = max(self.t, t)
+
+    def step(self, step: Step) -> None:
+        if self.deleted:
+            return
+        self.advance(step.t)
+        match step.kind:
+            case "tick":
+                self.evaluate()
+            case "set":
+                for name, value in step.attrs:
+                    self.machine[name] = value
+                    self.set_at[name] = self.t
+            case "set_job":
+                if self.claim_job is not None:
+                    self.claim_job.update(dict(step.attrs))
+            case "event":
+                self.event(step.event or "", step.how, dict(step.job) if step.job else None)
+            case _:
+                raise ValueError(f"unknown step kind {step.kind!r}")
+
+    # -- the contract of compiler.spec ---------------------------------------------------
+    def evaluate(self) -> bool:
+        pair = Pair(self.state, self.activity)
+        for eval_step in self.spec.state(self.state).evaluation_order:
+            if eval_step.source != pair:
+                continue
+            value = self.guard_value(eval_step.guard, eval_step.against)
+            self.outcomes.add((eval_step.transition, eval_step.trigger, _tv(value)))
+            if holds(value):
+                row = self.spec.transition(eval_step.transition)
+                self.fire(row, row.triggers[eval_step.trigger])
+                return True
+        return False
+
+    def event(self, name: str, how: str | None, job: dict[str, Any] | None) -> None:
+        pair = Pair(self.state, self.activity)
+        if name in ("job_exit", "starter_exit"):
+            self.job_running = False
+        if name == "backfill_client_started":
+            self.backfill_running = True
+        if name == "backfill_client_exited":
+            self.backfill_running = False
+        if job is None and name in ("claim", "preempting_claim"):
+            job = dict(self.job)
+        self._pending_job = job
+        wants_eval = False
+        for effect in self.spec.event_effects:
+            if effect.event != name or pair not in effect.sources:
+                continue
+            if effect.how and how not in effect.how:
+                continue
+            for action in effect.actions:
+                if action.name == "evaluate":
+                    wants_eval = True
+                else:
+                    self.act(action, job)
+        for row in self.spec.transitions_from(pair):
+            for trig in row.triggers:
+                if trig.kind not in ("protocol", "command") or trig.name != name:
+                    continue
+                if trig.how and how not in trig.how:
+                    continue
+                if self._event_guard(trig, job):
+                    self.fire(row, trig, job)
+                    return
+        if wants_eval:
+            self.evaluate()
+
+    _pending_job: dict[str, Any] | None = None
+
+    def _event_guard(self, trig: Trigger, job: dict[str, Any] | None) -> bool:
+        """A claim request's guard is tested against the request's own ad."""
+        if trig.against == "job" and trig.name == "claim" and job is not None:
+            return holds(self.guard_value(trig.guard, "job", job))
+        return self.guard_holds(trig.guard, trig.against)
+
+    def _timer(self, name: str) -> None:
+        timer = self.spec.timer(name)
+        for action in timer.on_expiry:
+            self.act(action, None)
+        pair = Pair(self.state, self.activity)
+        for row in self.spec.transitions_from(pair):
+            for trig in row.triggers:
+                if trig.kind == "timer" and trig.name == name:
+                    self.fire(row, trig)
+                    return
+
+    def fire(self, row: Transition, trig: Trigger, job: dict[str, Any] | None = None) -> None:
+        source = (self.state, self.activity)
+        for action in (*trig.actions, *row.actions):
+            self.act(action, job)
+        target = row.target
+        activity = target.activity
+        if target.is_wildcard:
+            activity = trig.activity or self._choose(row)
+        reason = trig.describe()
+        self.fired.append(
+            Fired(self.t, row.number, row.id, source, (target.state, activity), reason)
+        )
+        if (target.state, activity) == source and row.source == row.target:
+            return
+        self._move(target.state, activity, job)
+
+    def _choose(self, row: Transition) -> str:
+        for choice in row.activity_choice:
+            if holds(self.guard_value(choice.guard, choice.against)):
+                return choice.activity
+        raise RuntimeError(f"no activity choice holds for {row.id}")
+
+    def _move(self, state: str, activity: str, job: dict[str, Any] | None) -> None:
+        old_state = self.state
+        pair_spec = self.spec.pair(Pair(self.state, self.activity))
+        for action in pair_spec.on_exit:
+            self.act(action, job)
+        if state != old_state:
+            for action in self.spec.state(old_state).on_exit:
+                self.act(action, job)
+        self.state, self.activity = state, activity
+        if state != old_state:
+            self.entered_state = self.t
+        self.entered_activity = self.t
+        if state != old_state:
+            for action in self.spec.state(state).on_enter:
+                self.act(action, job)
+        new_pair = self.spec.pair(Pair(state, activity))
+        for action in new_pair.on_enter:
+            self.act(action, job)
+        if self.deleted:
+            return
+        for eval_step in new_pair.immediate:
+            if self.guard_holds(eval_step.guard, eval_step.against):
+                row = self.spec.transition(eval_step.transition)
+                self.fire(row, row.triggers[eval_step.trigger])
+                return
+        if new_pair.evaluate_on_entry:
+            self.evaluate()
+
+    def act(self, action: Action, job: dict[str, Any] | None) -> None:
+        arg = action.arg
+        match action.name:
+            case "start_timer":
+                assert arg is not None
+                self.timers[arg] = self.t + self._timer_length(arg)
+            case "cancel_timer":
+                self.timers.pop(arg or "", None)
+            case "signal_job":
+                pass
+            case "start_job":
+                self.job_running = True
+                self._job_start = self.t
+                self.run_time = 0
+                self.activations += 1
+                self.waiting_activation = False
+            case "retire":
+                if arg in ("irreversible", "peaceful"):
+                    self.reversible = False
+                if arg == "peaceful":
+                    self.peaceful = True
+            case "set_preempt_latch":
+                if arg == "always" or self.guard_holds("PREEMPT", "job"):
+                    self.latch = True
+            case "register_preempting_claim":
+                self.has_preempting = True
+                self.preempting_job = dict(job or self._pending_job or self.job)
+            case "withdraw_preempting_claim":
+                self.has_preempting = False
+                self.preempting_job = None
+            case "accept_preempting_claim":
+                self.claim_job = self.preempting_job
+                self.has_preempting = False
+                self.preempting_job = None
+            case "begin_claim":
+                self.claim_start = self.t
+                self.activations = 0
+                if self.claim_job is None:
+                    self.claim_job = dict(job or self._pending_job or self.job)
+            case "clear_claim":
+                self.claim_job = None
+                self.job_running = False
+                self.latch = False
+                self.reversible = True
+                self.peaceful = False
+                self.claim_start = None
+            case "reset_claim":
+                self.latch = False
+                self.reversible = True
+                self.peaceful = False
+            case "start_benchmarks":
+                pass
+            case "spawn_backfill_client" | "kill_backfill_client":
+                pass  # the client's start and exit arrive as trace events
+            case "set_destination":
+                self.destination = arg
+            case "clear_destination":
+                self.destination = None
+            case "start_draining":
+                self.draining = True
+            case "stop_draining":
+                self.draining = False
+            case "delete_slot":
+                self.deleted = True
+            case "evaluate":
+                self.evaluate()
+            case _:
+                raise ValueError(f"unknown action {action}")
+
+    def _timer_length(self, name: str) -> int:
+        if name in self.timer_values:
+            return self.timer_values[name]
+        if name == "MachineMaxVacateTime":
+            value = self._number("MachineMaxVacateTime", self.claim_job)
+            if value is not None:
+                return int(value)
+        if (
+            name == "lease"
+            and self.claim_job
+            and isinstance(self.claim_job.get("JobLeaseDuration"), int)
+        ):
+            return int(self.claim_job["JobLeaseDuration"])
+        default = self.spec.timer(name).default
+        return int(default) if default is not None else 10**9
+
+
+def _tv(value: Any) -> str:
+    if value is UNDEFINED:
+        return "U"
+    if value is ERROR:
+        return "E"
+    return "T" if holds(value) else "F"
+
+
+def run_reference(
+    spec: EraSpec,
+    policy: PolicyExprs,
+    steps: Sequence[Step],
+    *,
+    machine: Mapping[str, Any],
+    job: Mapping[str, Any],
+    idle_ages: bool = True,
+    timer_values: Mapping[str, int] | None = None,
+) -> list[Fired]:
+    """Every transition the reference fires for the trace, in order."""
+    slot = ReferenceSlot(
+        spec, policy, dict(machine), dict(job), idle_ages, timer_values=dict(timer_values or {})
+    )
+    for step in steps:
+        slot.step(step)
+    return slot.fired

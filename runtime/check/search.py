@@ -1,0 +1,221 @@
+"""The dynamic check: generate traces with hypothesis, run the machine, judge the run.
+
+Stage: check (runtime). `search(...)` runs hypothesis programmatically (`@given` with a
+fixed seed and `max_examples`, no example database) over `generate.traces`; every
+generated trace is run on the machine under test, recorded (`observe.record`) and judged
+by the built-in properties, the admin properties and, when a reference machine is given,
+the cross-check "same transitions as the reference interpreter". A violated property
+raises an exception of a type of its own, so hypothesis shrinks each property's
+counterexample separately (report_multiple_bugs); the last trace that raised for a
+property, after shrinking, is its minimal counterexample.
+
+Machines are callables `Trace -> MachineRun` (see runtime.check.machines).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hseed
+
+from compiler.spec.ir import EraSpec
+from runtime.check.builtin import BUILTINS, Context
+from runtime.check.generate import Trace, traces
+from runtime.check.judge import Violation, violation
+from runtime.check.observe import Moment, record
+from runtime.check.properties import Property
+from runtime.check.reference import Fired, PolicyExprs
+
+
+@dataclass(frozen=True)
+class MachineRun:
+    """What a machine did with a trace: fired transitions (cascades included), its own
+    published ad per step index when it has one, and the guard outcomes it saw
+    (transition id, trigger index, truth value T/F/U/E)."""
+
+    fired: tuple[Fired, ...]
+    published: dict[int, dict[str, Any]] | None = None
+    outcomes: frozenset[tuple[str, int, str]] = frozenset()
+
+
+Machine = Callable[[Trace], MachineRun]
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A shrunk failing trace and what happened on it."""
+
+    name: str
+    message: str
+    trace: Trace
+    fired: tuple[Fired, ...]
+    at: int
+
+
+@dataclass
+class Coverage:
+    """Transitions fired and guard outcomes seen over all generated traces."""
+
+    fired: set[str] = field(default_factory=set)
+    outcomes: set[tuple[str, int, str]] = field(default_factory=set)
+
+
+@dataclass
+class SearchResult:
+    examples: int
+    counterexamples: list[Counterexample]
+    coverage: Coverage
+    properties: tuple[str, ...]
+
+
+class PropertyFailed(Exception):
+    """Raised inside the hypothesis test; one subclass per property name."""
+
+    name = ""
+
+    def __init__(self, violation: Violation) -> None:
+        super().__init__(violation.message)
+        self.violation = violation
+
+
+_TYPES: dict[str, type[PropertyFailed]] = {}
+
+
+def _failure(name: str) -> type[PropertyFailed]:
+    if name not in _TYPES:
+        _TYPES[name] = type(f"Violated{len(_TYPES)}", (PropertyFailed,), {"name": name})
+    return _TYPES[name]
+
+
+def crosscheck(run: Sequence[Fired], ref: Sequence[Fired]) -> Violation | None:
+    """The first place where two machines fired different transitions."""
+
+    def key(f: Fired) -> tuple[Any, ...]:
+        return (f.t, str(f.number), f.source, f.target)
+
+    for i, (a, b) in enumerate(zip(run, ref, strict=False)):
+        if key(a) != key(b):
+            return Violation(
+                "reference-crosscheck", i,
+                f"at t={a.t} the compiled machine fired {a.number} ({'/'.join(a.source)} -> "
+                f"{'/'.join(a.target)}) where the reference fired {b.number} "
+                f"({'/'.join(b.source)} -> {'/'.join(b.target)}) at t={b.t}",
+            )  # fmt: skip
+    if len(run) != len(ref):
+        longer, who = (run, "compiled machine") if len(run) > len(ref) else (ref, "reference")
+        extra = longer[min(len(run), len(ref))]
+        return Violation(
+            "reference-crosscheck", min(len(run), len(ref)),
+            f"only the {who} fired {extra.number} ({'/'.join(extra.source)} -> "
+            f"{'/'.join(extra.target)}) at t={extra.t}",
+        )  # fmt: skip
+    return None
+
+
+def judge(
+    spec: EraSpec,
+    policy: PolicyExprs,
+    trace: Trace,
+    run: MachineRun,
+    props: Sequence[Property],
+    reference: MachineRun | None,
+    builtins: bool = True,
+) -> tuple[list[Violation], tuple[Moment, ...]]:
+    """Every violated property of one run (built-ins, admin properties, cross-check)."""
+    moments = record(trace.steps, run.fired, machine=dict(trace.machine), job=dict(trace.job))
+    published = None
+    if run.published:
+        published = {k: run.published[m.step] for k, m in enumerate(moments)
+                     if m.fired is None and m.step in run.published}  # fmt: skip
+    ctx = Context(spec, policy, trace.steps, published)
+    found: list[Violation] = []
+    if builtins:
+        for _name, check in BUILTINS:
+            v = check(ctx, moments)
+            if v is not None:
+                found.append(v)
+    for prop in props:
+        v = violation(prop, moments)
+        if v is not None:
+            found.append(v)
+    if reference is not None:
+        v = crosscheck(run.fired, reference.fired)
+        if v is not None:
+            found.append(v)
+    return found, moments
+
+
+def search(
+    spec: EraSpec,
+    policy: PolicyExprs,
+    machine: Machine,
+    props: Sequence[Property] = (),
+    *,
+    reference: Machine | None = None,
+    max_examples: int = 200,
+    seed: int = 0,
+    max_steps: int = 30,
+    owners: Sequence[str] = ("alice",),
+    progress: Callable[[int], None] | None = None,
+    builtins: bool = True,
+) -> SearchResult:
+    """Look for counterexamples; deterministic for a given seed."""
+    coverage = Coverage()
+    minimal: dict[str, Counterexample] = {}
+    count = 0
+    strategy = traces(spec, _policy_texts(policy), max_steps=max_steps, owners=owners)
+
+    def body(trace: Trace) -> None:
+        nonlocal count
+        count += 1
+        if progress is not None:
+            progress(count)
+        run = machine(trace)
+        ref = reference(trace) if reference is not None else None
+        coverage.fired.update(f.id for f in run.fired)
+        coverage.outcomes.update(run.outcomes)
+        found, _ = judge(spec, policy, trace, run, props, ref, builtins)
+        if found:
+            first = found[0]
+            minimal[first.name] = Counterexample(
+                first.name, first.message, trace, run.fired, first.at
+            )
+            raise _failure(first.name)(first)
+
+    test = settings(
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        report_multiple_bugs=True,
+        verbosity=Verbosity.quiet,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+    )(given(strategy)(body))
+    test = hseed(seed)(test)
+    try:
+        test()
+    except PropertyFailed:
+        pass
+    except BaseExceptionGroup as group:
+        _, rest = group.split(PropertyFailed)
+        if rest is not None:
+            raise rest from None
+    names = tuple(n for n, _ in BUILTINS) if builtins else ()
+    names += tuple(p.name for p in props)
+    ordered = sorted(minimal.values(), key=lambda c: c.name)
+    return SearchResult(count, ordered, coverage, names)
+
+
+def _policy_texts(policy: PolicyExprs) -> dict[str, str | None]:
+    from compiler.classad import unparse
+
+    return {name: unparse(expr) for name, expr in policy.exprs.items()}
+
+
+def new_random(seed: int) -> Random:
+    return Random(seed)

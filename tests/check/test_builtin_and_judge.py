@@ -94,7 +94,7 @@ def test_builtin_catches_a_faulty_machine(
 
 def test_owner_leaves_only_when_is_owner_false() -> None:
     steps = (Step(0, "tick"),)
-    busy = (("KeyboardIdle", 0),) + MACHINE[1:]
+    busy = (("KeyboardIdle", 0), *MACHINE[1:])
     spec, policy = setup()
     trace = Trace(busy, JOB, steps)
     bad = MachineRun((F(0, 1, "Owner/Idle", "Unclaimed/Idle"),))
@@ -136,22 +136,23 @@ def moments(steps: tuple[Step, ...], fired: list[Fired], machine=MACHINE):  # ty
 
 
 def test_never_within_of_jobstart() -> None:
-    fast_kill = moments(STEPS + (Step(20, "event", "vacate", "fast"),),
-                        START + [F(20, 21, "Claimed/Busy", "Preempting/Killing")])  # fmt: skip
-    late_kill = moments(STEPS + (Step(700, "event", "vacate", "fast"),),
-                        START + [F(700, 21, "Claimed/Busy", "Preempting/Killing")])  # fmt: skip
+    fast_kill = moments((*STEPS, Step(20, "event", "vacate", "fast")),
+                        [*START, F(20, 21, "Claimed/Busy", "Preempting/Killing")])  # fmt: skip
+    late_kill = moments((*STEPS, Step(700, "event", "vacate", "fast")),
+                        [*START, F(700, 21, "Claimed/Busy", "Preempting/Killing")])  # fmt: skip
     assert violation(PROPS[0], fast_kill) is not None
     assert violation(PROPS[0], late_kill) is None
 
 
 def test_always_leaves_within_polls() -> None:
-    typing = STEPS + (
+    typing = (
+        *STEPS,
         Step(20, "set", attrs=(("KeyboardIdle", 0),)),
         Step(25, "tick"),
         Step(30, "tick"),
     )
     stays = moments(typing, START)
-    leaves = moments(typing, START + [F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
+    leaves = moments(typing, [*START, F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
     too_short = moments(typing[:-1], START)  # only one poll: the window has not ended
     assert violation(PROPS[1], stays) is not None
     assert violation(PROPS[1], leaves) is None
@@ -159,20 +160,20 @@ def test_always_leaves_within_polls() -> None:
 
 
 def test_eventually_when_condition_keeps_holding() -> None:
-    busy_owner = (("KeyboardIdle", 1000),) + MACHINE[1:]
+    busy_owner = (("KeyboardIdle", 1000), *MACHINE[1:])
     ticks = (Step(0, "tick"), Step(300, "tick"), Step(600, "tick"))
     stuck = moments(ticks, [], busy_owner)
     moved = moments(ticks, [F(0, 1, "Owner/Idle", "Unclaimed/Idle")], busy_owner)
     assert violation(PROPS[2], stuck) is not None
     assert violation(PROPS[2], moved) is None
-    loaded = (("LoadAvg", 2.0),) + tuple(kv for kv in busy_owner if kv[0] != "LoadAvg")
+    loaded = (("LoadAvg", 2.0), *tuple(kv for kv in busy_owner if kv[0] != "LoadAvg"))
     assert violation(PROPS[2], moments(ticks, [], loaded)) is None  # `when` does not hold
 
 
 def test_context_reads_policy_before_the_transition() -> None:
     spec, policy = setup()
-    steps = STEPS + (Step(20, "set", attrs=(("KeyboardIdle", 0),)), Step(25, "tick"))
-    ms = moments(steps, START + [F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
+    steps = (*STEPS, Step(20, "set", attrs=(("KeyboardIdle", 0),)), Step(25, "tick"))
+    ms = moments(steps, [*START, F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
     ctx = Context(spec, policy, steps)
     k = next(i for i, m in enumerate(ms) if m.fired is not None and m.fired.number == 14)
     assert ctx.value("SUSPEND", ms, k) is True

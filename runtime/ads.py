@@ -1,0 +1,448 @@
+"""The slot's runtime inputs and the machine ClassAd the guards see, kept like the startd does.
+
+Stage: runtime. `SlotState` is an immutable record of everything a startd keeps about one
+slot besides its state/activity: the claim and its job ad, the pending preempting claim,
+the PREEMPT latch, retirement reversibility, draining, backfill destination, timestamps and
+run/suspend totals. `apply_action(state, action, env)` is the pure effect of one spec action
+(compiler.spec vocabulary) on that record; side effects on the outside world (signals,
+processes, timers) are the slot's business (`runtime.slot`). `predicates(...)` computes the
+spec's named inputs (JobRunning, InRetirement, RetirementExpired, ...) with the startd's
+helper semantics (reference section 3.5), and `machine_ad(...)` the published attributes
+(reference section 5). No transition rule lives here.
+"""
+
+from __future__ import annotations
+
+import math
+import time as _time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from compiler.classad import UNDEFINED, compile_expr, parse
+from compiler.classad.ast import Expr
+from compiler.config import Config
+from compiler.expand import Expander
+from compiler.spec.ir import Action, EraSpec, Pair
+from compiler.table import holds
+
+#: Activities whose time counts as job run time (Claim::getJobTotalRunTime).
+RUN_ACTIVITIES = ("Busy", "Retiring")
+#: Epoch of the simulated clock when a trace gives none (DESIGN.md trace format).
+DEFAULT_EPOCH = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SlotState:
+    """What the startd remembers about one slot (besides the machine's State/Activity)."""
+
+    entered_state: float = 0.0
+    entered_activity: float = 0.0
+    stint_start: float = 0.0
+    job: Mapping[str, Any] | None = None
+    preempting_job: Mapping[str, Any] | None = None
+    job_running: bool = False
+    job_start: float | None = None
+    activations: int = 0
+    claim_start: float | None = None
+    current_rank: float = 0.0
+    preempt_latch: bool = False
+    reversible: bool = True
+    peaceful: bool = False
+    draining: str | None = None
+    waiting_for_activation: bool = False
+    destination: str | None = None
+    backfill_running: bool = False
+    benchmarking: bool = False
+    last_benchmark: float = 0.0
+    requirements_hidden: bool = False
+    deleted: bool = False
+    pledged_vacate: float | None = None
+    job_run: float = 0.0
+    job_suspend: float = 0.0
+    claim_run: float = 0.0
+    claim_suspend: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyExprs:
+    """The policy knobs the runtime itself evaluates (not guards): compiled, per context.
+
+    Built with the compiler's `Expander`, so `_VANILLA` variants, aliases and era defaults
+    apply exactly as in the guards. A missing knob is None.
+    """
+
+    exprs: Mapping[str, Callable[..., Any]]
+    texts: Mapping[str, str]
+    ints: Mapping[str, int | None]
+
+    def value(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> Any:
+        fn = self.exprs.get(name)
+        return UNDEFINED if fn is None else fn(my, target, now=int(now))
+
+    def number(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> float | None:
+        value = self.value(name, my, target, now)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return None
+        return float(value)
+
+
+#: (knob, context) the runtime evaluates besides the guards.
+_KNOBS = (
+    ("PREEMPT", "job"),
+    ("MaxJobRetirementTime", "job"),
+    ("RANK", "job"),
+    ("MachineMaxVacateTime", "job"),
+    ("START", "job"),
+)
+#: Integer configuration values and their era defaults (None: from the spec's timers).
+_INTS = ("MATCH_TIMEOUT", "KILLING_TIMEOUT", "POLLING_INTERVAL", "UPDATE_INTERVAL")
+
+
+def policy_exprs(spec: EraSpec, config: Config) -> PolicyExprs:
+    """Compile the knobs of `_KNOBS` and read the integer settings of `config`."""
+    expander = Expander(spec, config)
+    exprs: dict[str, Callable[..., Any]] = {}
+    texts: dict[str, str] = {}
+    from compiler.classad import unparse
+
+    for name, against in _KNOBS:
+        try:
+            spec.policy(name)
+        except KeyError:
+            continue
+        expr = expander.guard(name, against)
+        exprs[name] = compile_expr(expr)
+        texts[name] = unparse(expr)
+    cpu_busy = config.get("CpuBusy")
+    if cpu_busy:
+        exprs["CpuBusy"] = compile_expr(parse(cpu_busy))
+        texts["CpuBusy"] = cpu_busy
+    ints: dict[str, int | None] = {name: _int(config.get(name)) for name in _INTS}
+    backfill = (config.get("ENABLE_BACKFILL") or "").strip().lower() in ("true", "1", "yes")
+    ints["BackfillEnabled"] = int(backfill and bool(config.get("BACKFILL_SYSTEM")))
+    ints["CLAIM_WORKLIFE"] = None
+    try:
+        worklife = spec.policy("CLAIM_WORKLIFE")
+    except KeyError:
+        pass
+    else:
+        # Empty (POLICY : Desktop) means infinite; never written: the era default.
+        written = config.raw("CLAIM_WORKLIFE")
+        text = config.get("CLAIM_WORKLIFE") if written is not None else worklife.default
+        ints["CLAIM_WORKLIFE"] = _int(text)
+    return PolicyExprs(exprs, texts, ints)
+
+
+def _int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        value = compile_expr(parse(text))({}, None)
+    except Exception:  # a malformed knob: the startd falls back to its default
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Env:
+    """What `apply_action` needs besides the state: the instant and the event payload."""
+
+    now: float
+    spec: EraSpec
+    policy: PolicyExprs
+    my: Mapping[str, Any] = field(default_factory=dict)
+    payload_job: Mapping[str, Any] | None = None
+
+
+def apply_action(state: SlotState, action: Action, env: Env) -> SlotState:
+    """The effect of one spec action on the slot's record (pure; see base.yaml `actions`)."""
+    now = env.now
+    match action.name, action.arg:
+        case "start_job", _:
+            return replace(
+                state,
+                job_running=True,
+                job_start=now,
+                activations=state.activations + 1,
+                waiting_for_activation=False,
+                pledged_vacate=env.policy.number("MachineMaxVacateTime", env.my, state.job, now),
+                job_run=0.0,
+                job_suspend=0.0,
+            )
+        case "retire", "reversible":
+            return state
+        case "retire", "irreversible":
+            return replace(state, reversible=False)
+        case "retire", "peaceful":
+            return replace(state, reversible=False, peaceful=True)
+        case "set_preempt_latch", "always":
+            return replace(state, preempt_latch=True)
+        case "set_preempt_latch", "if_preempt":
+            fired = holds(env.policy.value("PREEMPT", env.my, state.job, now))
+            return replace(state, preempt_latch=state.preempt_latch or fired)
+        case "register_preempting_claim", _:
+            return replace(state, preempting_job=env.payload_job or {}, requirements_hidden=True)
+        case "withdraw_preempting_claim", _:
+            return replace(state, preempting_job=None)
+        case "accept_preempting_claim", _:
+            return replace(state, job=state.preempting_job, preempting_job=None)
+        case "begin_claim", _:
+            job = state.job if state.job is not None else env.payload_job
+            rank = env.policy.number("RANK", env.my, job, now)
+            return replace(
+                state,
+                job=job,
+                claim_start=now,
+                activations=0,
+                current_rank=rank or 0.0,
+                waiting_for_activation=state.draining is not None,
+                claim_run=0.0,
+                claim_suspend=0.0,
+            )
+        case "clear_claim", _:
+            return replace(
+                state,
+                job=None,
+                job_running=False,
+                job_start=None,
+                claim_start=None,
+                current_rank=0.0,
+                preempt_latch=False,
+                reversible=True,
+                peaceful=False if state.draining is None else state.peaceful,
+                pledged_vacate=None,
+                stint_start=now,
+                job_run=0.0,
+                job_suspend=0.0,
+                claim_run=0.0,
+                claim_suspend=0.0,
+            )
+        case "reset_claim", _:
+            return replace(
+                state,
+                job_running=False,
+                job_start=None,
+                preempt_latch=False,
+                reversible=True,
+                stint_start=now,
+                job_run=0.0,
+                job_suspend=0.0,
+            )
+        case "start_benchmarks", _:
+            return replace(state, benchmarking=True)
+        case "spawn_backfill_client" | "kill_backfill_client", _:
+            return state
+        case "set_destination", where:
+            return replace(state, destination=where)
+        case "clear_destination", _:
+            return replace(state, destination=None)
+        case "start_draining", how:
+            return replace(state, draining=how, peaceful=state.peaceful)
+        case "stop_draining", _:
+            return replace(state, draining=None)
+        case "delete_slot", _:
+            return replace(state, deleted=True)
+        case "start_timer" | "cancel_timer" | "signal_job" | "evaluate", _:
+            return state  # outside effects only (runtime.slot)
+        case _:
+            raise ValueError(f"unknown spec action {action}")
+
+
+def account(state: SlotState, old: Pair, new: Pair, now: float) -> SlotState:
+    """Close the stint spent in `old` (run/suspend totals) and stamp the entry into `new`."""
+    spent = max(0.0, now - state.stint_start)
+    job_run, job_suspend = state.job_run, state.job_suspend
+    claim_run, claim_suspend = state.claim_run, state.claim_suspend
+    if old.state == "Claimed" and old.activity in RUN_ACTIVITIES:
+        job_run += spent
+        claim_run += spent
+    elif old.state == "Claimed" and old.activity == "Suspended":
+        job_suspend += spent
+        claim_suspend += spent
+    return replace(
+        state,
+        stint_start=now,
+        entered_state=now if new.state != old.state else state.entered_state,
+        entered_activity=now,
+        job_run=job_run,
+        job_suspend=job_suspend,
+        claim_run=claim_run,
+        claim_suspend=claim_suspend,
+    )
+
+
+def totals(state: SlotState, pair: Pair, now: float) -> tuple[float, float, float, float]:
+    """(job run, job suspend, claim run, claim suspend) seconds including the running stint."""
+    spent = max(0.0, now - state.stint_start)
+    run = spent if pair.state == "Claimed" and pair.activity in RUN_ACTIVITIES else 0.0
+    sus = spent if pair == Pair("Claimed", "Suspended") else 0.0
+    return (
+        state.job_run + run,
+        state.job_suspend + sus,
+        state.claim_run + run,
+        state.claim_suspend + sus,
+    )
+
+
+def retirement_remaining(
+    state: SlotState, pair: Pair, now: float, policy: PolicyExprs, my: Mapping[str, Any]
+) -> float:
+    """Resource::evalRetirementRemaining: MJRT (job may only lower it) minus job run time."""
+    if not state.job_running or state.job is None:
+        return 0.0
+    if state.draining == "quick":
+        return 0.0
+    mjrt = policy.number("MaxJobRetirementTime", my, state.job, now)
+    mjrt = 0.0 if mjrt is None else mjrt
+    if state.peaceful and mjrt != -1:
+        mjrt = math.inf
+    own = state.job.get("MaxJobRetirementTime") if state.job else None
+    if isinstance(own, int | float) and not isinstance(own, bool) and own < mjrt:
+        mjrt = float(own)
+    run = totals(state, pair, now)[0]
+    return max(0.0, mjrt - run)
+
+
+def max_vacate_time(state: SlotState, policy: PolicyExprs, remaining: float) -> float:
+    """Resource::evalMaxVacateTime: the pledged machine value, a smaller job value wins,
+    a larger one only out of the remaining retirement."""
+    machine = state.pledged_vacate if state.pledged_vacate is not None else 0.0
+    job = state.job or {}
+    wanted = job.get("JobMaxVacateTime", job.get("KillSigTimeout"))
+    if not isinstance(wanted, int | float) or isinstance(wanted, bool):
+        return machine
+    if wanted <= machine:
+        return float(wanted)
+    return max(machine, min(float(wanted), remaining))
+
+
+def predicates(
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    spec: EraSpec,
+    policy: PolicyExprs,
+    my: Mapping[str, Any],
+    overrides: Mapping[str, Any],
+) -> dict[str, Any]:
+    """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics."""
+    preempting = state.preempting_job is not None
+    may_unretire = state.reversible and not preempting and state.draining is None
+    remaining = retirement_remaining(state, pair, now, policy, my)
+    options = dict(spec.options)
+    expired = remaining <= 0
+    if options.get("retirement_vacate_allowance") and state.job_running:
+        expired = expired or max_vacate_time(state, policy, remaining) >= remaining
+    worklife = policy.ints.get("CLAIM_WORKLIFE")
+    worklife_over = (
+        worklife is not None
+        and worklife >= 0
+        and state.claim_start is not None
+        and now - state.claim_start > worklife
+        and (not options.get("claim_worklife_needs_activation") or state.activations >= 1)
+    )
+    values: dict[str, Any] = {
+        "JobRunning": state.job_running,
+        "HasPreemptingClaim": preempting,
+        "MayUnretire": may_unretire,
+        "InRetirement": preempting or not may_unretire,
+        "RetirementExpired": expired,
+        "PreemptLatch": state.preempt_latch,
+        "ClaimWorklifeExpired": worklife_over,
+        "Draining": state.draining is not None,
+        "AllSlotsDrained": pair.state == "Drained",
+        "WaitingForActivation": state.waiting_for_activation,
+        "BackfillEnabled": bool(policy.ints.get("BackfillEnabled")),
+        "BackfillClientRunning": state.backfill_running,
+        "DestinationOwner": state.destination == "Owner",
+        "DestinationMatched": state.destination == "Matched",
+        "DestinationClaimed": state.destination == "Claimed",
+        "DynamicSlot": False,
+    }
+    values.update({k: v for k, v in overrides.items() if k in values})
+    return values
+
+
+def _publish_value(rule_value: str, pair: Pair) -> Any:
+    match rule_value:
+        case "<state>":
+            return pair.state
+        case "<activity>":
+            return pair.activity
+        case text:
+            return parse(text)
+
+
+def machine_ad(
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    spec: EraSpec,
+    policy: PolicyExprs,
+    sensors: Mapping[str, Any],
+    *,
+    slot_id: int = 1,
+    published_policy: Mapping[str, Expr] | None = None,
+) -> dict[str, Any]:
+    """The slot ad as the startd publishes it now (reference section 5), without predicates.
+
+    `sensors` holds the measured attributes (LoadAvg, KeyboardIdle, ...). Policy
+    expressions (START, RANK, ...) are published as expressions so that `Requirements =
+    START` and the like evaluate as in a real slot ad.
+    """
+    ad: dict[str, Any] = {
+        "MyType": "Machine",
+        "Name": f"slot{slot_id}@localhost",
+        "SlotID": slot_id,
+        "EnteredCurrentState": int(state.entered_state),
+        "EnteredCurrentActivity": int(state.entered_activity),
+        "LastBenchmark": int(state.last_benchmark),
+        "CurrentRank": float(state.current_rank),
+        "MyCurrentTime": int(now),
+    }
+    local = _time.gmtime(now)
+    ad["ClockMin"] = local.tm_hour * 60 + local.tm_min
+    ad["ClockDay"] = (local.tm_wday + 1) % 7
+    ad.update(sensors)
+    if state.last_benchmark:
+        ad["LastBenchmark"] = int(state.last_benchmark)
+    for name, expr in (published_policy or {}).items():
+        ad[name] = expr
+    for rule in spec.publish:
+        if pair.state in rule.states:
+            ad[rule.attribute] = _publish_value(rule.value, pair)
+    if state.requirements_hidden:
+        ad["Requirements"] = False
+    job_run, job_susp, claim_run, claim_susp = totals(state, pair, now)
+    if state.job is not None and pair.state in ("Claimed", "Preempting"):
+        owner = state.job.get("Owner", state.job.get("User"))
+        if owner is not None:
+            ad["RemoteOwner"] = owner
+            ad["RemoteUser"] = state.job.get("User", owner)
+        ad["TotalClaimRunTime"] = int(claim_run)
+        ad["TotalClaimSuspendTime"] = int(claim_susp)
+    if state.job_running and state.job_start is not None:
+        ad["JobStart"] = int(state.job_start)
+        ad["TotalJobRunTime"] = int(job_run)
+        ad["TotalJobSuspendTime"] = int(job_susp)
+        if state.job is not None and "ImageSize" in state.job:
+            ad["ImageSize"] = state.job["ImageSize"]
+        if state.pledged_vacate is not None:
+            ad["MachineMaxVacateTime"] = int(state.pledged_vacate)
+    if state.preempting_job is not None:
+        ad["PreemptingUser"] = state.preempting_job.get("Owner", UNDEFINED)
+    return ad
+
+
+def cpu_busy_attrs(
+    era: str, busy: bool, since: float | None, changed: float, now: float
+) -> dict[str, Any]:
+    """CpuIsBusy/CpuBusyTime as the era publishes them (reference D17): 6.x a duration,
+    current code (latches) CpuBusyValue and the epoch time of the last change."""
+    if era == "htcondor-current":
+        return {"CpuIsBusy": busy, "CpuBusyValue": int(busy), "CpuBusyTime": int(changed)}
+    duration = int(now - since) if busy and since is not None else 0
+    return {"CpuIsBusy": busy, "CpuBusy": busy, "CpuBusyTime": duration}

@@ -1,0 +1,388 @@
+"""Trace files (DESIGN.md "Trace files"): reading, validation, and replay through a `Slot`.
+
+Stage: runtime input. `read_trace(path)` parses YAML or JSON (`yaml.safe_load`
+semantics; positions from `yaml.compose` node marks) into a checked, immutable `Trace`,
+reporting every problem of the file at once as `file:line:col: message`. `replay(...)`
+drives a `Slot` with fake sensors and the simulated clock through the steps, as fast as
+the CPU allows.
+
+Besides DESIGN.md's keys a trace may hold: `expect` (the transition numbers the story
+should fire, a list or `{manual: [...], code: [...]}`; written by hand from the manual,
+ignored by `condor-policy run`), `description`, `epoch` (time() at t = 0, default
+1000000000) and `keepalive` (default true: the schedd's keep-alives renew the claim lease;
+false lets the lease run out).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from compiler.errors import PolicyError, raise_all
+from compiler.spec import ERAS, SEMANTICS, load_spec
+from compiler.table import StateTable
+from runtime.clock import SimClock
+from runtime.sensors.fake import FakeSensors
+
+TOP_KEYS = (
+    "era",
+    "semantics",
+    "config",
+    "initial",
+    "machine",
+    "idle_ages",
+    "polling",
+    "job",
+    "slot",
+    "steps",
+    "expect",
+    "description",
+    "epoch",
+    "keepalive",
+)
+STEP_KINDS = ("tick", "event", "set", "set_job")
+STEP_KEYS = ("t", *STEP_KINDS, "how", "job", "note")
+
+
+class TraceError(PolicyError):
+    """A problem in a trace file, with its position."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step: at trace time `t`, a tick, an event (with `how`/`job`), `set` or `set_job`."""
+
+    t: float
+    kind: str
+    event: str | None = None
+    how: str | None = None
+    job: Mapping[str, Any] | None = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    line: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A checked trace file."""
+
+    file: str
+    steps: tuple[Step, ...]
+    era: str | None = None
+    semantics: str | None = None
+    config: Mapping[str, str] = field(default_factory=dict)
+    initial: tuple[str, str] = ("Owner", "Idle")
+    machine: Mapping[str, Any] = field(default_factory=dict)
+    idle_ages: bool = True
+    polling: str = "auto"
+    job: Mapping[str, Any] = field(default_factory=dict)
+    slot: str = "static"
+    epoch: float = 1_000_000_000.0
+    keepalive: bool = True
+    expect: Mapping[str, tuple[int | str, ...]] = field(default_factory=dict)
+    description: str = ""
+
+    def expected(self, semantics: str) -> tuple[int | str, ...] | None:
+        """The hand-written expected transition numbers for `semantics` (None if absent)."""
+        if "any" in self.expect:
+            return self.expect["any"]
+        return self.expect.get(semantics)
+
+
+# ------------------------------------------------------------------------------ reading
+
+
+class _Reader:
+    def __init__(self, file: str, text: str) -> None:
+        self.file = file
+        self.lines = text.splitlines()
+        self.errors: list[TraceError] = []
+
+    def error(self, node: yaml.Node | None, message: str) -> None:
+        line = column = None
+        source = None
+        if node is not None:
+            line, column = node.start_mark.line + 1, node.start_mark.column + 1
+            if 0 < line <= len(self.lines):
+                source = self.lines[line - 1]
+        self.errors.append(
+            TraceError(message, file=self.file, line=line, column=column, source_line=source)
+        )
+
+
+def _mapping(node: yaml.Node) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+    out: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+    for key, value in node.value:
+        out[str(key.value)] = (key, value)
+    return out
+
+
+def _value(loader_node: yaml.Node) -> Any:
+    loader = yaml.SafeLoader("")
+    try:
+        return loader.construct_object(loader_node, deep=True)
+    finally:
+        loader.dispose()
+
+
+def _suggest(word: str, known: tuple[str, ...] | list[str]) -> str:
+    close = difflib.get_close_matches(word, list(known), n=1)
+    return f"; did you mean {close[0]!r}?" if close else f" (known: {', '.join(known)})"
+
+
+def read_trace(path: str | Path, text: str | None = None) -> Trace:
+    """Read and check a trace file (YAML or JSON); all problems raised together."""
+    file = str(path)
+    if text is None:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as err:
+            raise TraceError(f"cannot read trace: {err.strerror}", file=file) from None
+    r = _Reader(file, text)
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark
+        line = mark.line + 1 if mark else None
+        raise TraceError(
+            f"not valid YAML/JSON: {err.problem}",
+            file=file,
+            line=line,
+            column=mark.column + 1 if mark else None,
+            source_line=r.lines[line - 1] if line and line <= len(r.lines) else None,
+        ) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise TraceError("a trace is a mapping with a `steps` list", file=file, line=1)
+    top = _mapping(root)
+    for key, (knode, _) in top.items():
+        if key not in TOP_KEYS:
+            r.error(knode, f"unknown trace key {key!r}{_suggest(key, TOP_KEYS)}")
+    values: dict[str, Any] = {}
+    for key, (_, vnode) in top.items():
+        if key in TOP_KEYS and key != "steps":
+            values[key] = _value(vnode)
+    era = values.get("era")
+    if era is not None and era not in ERAS:
+        r.error(top["era"][1], f"unknown era {era!r}{_suggest(str(era), ERAS)}")
+        era = None
+    semantics = values.get("semantics")
+    if semantics is not None and semantics not in SEMANTICS:
+        r.error(top["semantics"][1], f"semantics must be one of {', '.join(SEMANTICS)}")
+    config = values.get("config", {}) or {}
+    if not isinstance(config, dict):
+        r.error(top["config"][1], "config must be a mapping NAME: value")
+        config = {}
+    config = {str(k): _config_text(v) for k, v in config.items()}
+    initial = ("Owner", "Idle")
+    if "initial" in values:
+        init = values["initial"]
+        if not isinstance(init, dict) or "state" not in init:
+            r.error(top["initial"][1], "initial must be {state: S, activity: A}")
+        else:
+            initial = (str(init["state"]), str(init.get("activity", "Idle")))
+    for key in ("machine", "job"):
+        if key in values and not isinstance(values[key], dict):
+            r.error(top[key][1], f"{key} must be a mapping of attributes")
+            values[key] = {}
+    for key in ("idle_ages", "keepalive"):
+        if key in values and not isinstance(values[key], bool):
+            r.error(top[key][1], f"{key} must be true or false")
+            values[key] = True
+    polling = values.get("polling", "auto")
+    if polling not in ("auto", "explicit"):
+        r.error(top["polling"][1], "polling must be auto or explicit")
+        polling = "auto"
+    slot = values.get("slot", "static")
+    if slot not in ("static", "dynamic"):
+        r.error(top["slot"][1], "slot must be static or dynamic")
+        slot = "static"
+    epoch = values.get("epoch", 1_000_000_000)
+    if not isinstance(epoch, int | float) or isinstance(epoch, bool):
+        r.error(top["epoch"][1], "epoch must be a number of seconds")
+        epoch = 1_000_000_000
+    expect = _expect(r, top.get("expect"))
+    spec = load_spec(era or "htcondor-current")
+    events = {e.name: e for e in spec.events}
+    steps: list[Step] = []
+    if "steps" not in top:
+        r.error(root, "a trace needs a `steps` list")
+    else:
+        steps = _steps(r, top["steps"][1], events)
+    raise_all(r.errors)
+    return Trace(
+        file=file,
+        steps=tuple(steps),
+        era=era,
+        semantics=semantics,
+        config=config,
+        initial=initial,
+        machine=dict(values.get("machine") or {}),
+        idle_ages=values.get("idle_ages", True),
+        polling=polling,
+        job=dict(values.get("job") or {}),
+        slot=slot,
+        epoch=float(epoch),
+        keepalive=values.get("keepalive", True),
+        expect=expect,
+        description=str(values.get("description", "")),
+    )
+
+
+def _config_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    return str(value)
+
+
+def _expect(r: _Reader, entry: tuple[yaml.Node, yaml.Node] | None) -> dict[str, tuple[Any, ...]]:
+    if entry is None:
+        return {}
+    node = entry[1]
+    data = _value(node)
+    groups = {"any": data} if isinstance(data, list) else data
+    if not isinstance(groups, dict):
+        r.error(node, "expect must be a list of transition numbers or {manual: [...], code: [...]}")
+        return {}
+    out: dict[str, tuple[Any, ...]] = {}
+    for key, numbers in groups.items():
+        if key not in (*SEMANTICS, "any") or not isinstance(numbers, list):
+            r.error(node, f"expect: {key!r} must be manual or code with a list of numbers")
+            continue
+        bad = [n for n in numbers if not (isinstance(n, int) or str(n).startswith("unnumbered:"))]
+        if bad:
+            r.error(node, f"expect: not transition numbers: {bad}")
+        out[str(key)] = tuple(numbers)
+    return out
+
+
+def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]:
+    if not isinstance(node, yaml.SequenceNode):
+        r.error(node, "steps must be a list")
+        return []
+    steps: list[Step] = []
+    last_t = 0.0
+    for item in node.value:
+        if not isinstance(item, yaml.MappingNode):
+            r.error(item, "a step is a mapping such as {t: 0, tick: true}")
+            continue
+        fields = _mapping(item)
+        for key, (knode, _) in fields.items():
+            if key not in STEP_KEYS:
+                r.error(knode, f"unknown step key {key!r}{_suggest(key, STEP_KEYS)}")
+        kinds = [k for k in STEP_KINDS if k in fields]
+        if len(kinds) != 1:
+            r.error(item, f"a step needs exactly one of {', '.join(STEP_KINDS)}")
+            continue
+        kind = kinds[0]
+        t_entry = fields.get("t")
+        t = _value(t_entry[1]) if t_entry else None
+        if not isinstance(t, int | float) or isinstance(t, bool) or t < 0:
+            r.error(t_entry[1] if t_entry else item, "t must be a number of seconds >= 0")
+            continue
+        if t < last_t:
+            r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
+        last_t = max(last_t, float(t))
+        line = item.start_mark.line + 1
+        value_node = fields[kind][1]
+        value = _value(value_node)
+        match kind:
+            case "event":
+                name = str(value)
+                if name not in events:
+                    r.error(value_node, f"unknown event {name!r}{_suggest(name, list(events))}")
+                    continue
+                how = _value(fields["how"][1]) if "how" in fields else None
+                allowed = events[name].how
+                if how is not None and (not allowed or how not in allowed):
+                    choices = ", ".join(allowed) if allowed else "none"
+                    r.error(fields["how"][1], f"event {name}: how {how!r} (allowed: {choices})")
+                job = _value(fields["job"][1]) if "job" in fields else None
+                if job is not None and not isinstance(job, dict):
+                    r.error(fields["job"][1], "job must be a mapping of job attributes")
+                    job = None
+                steps.append(Step(float(t), "event", name, how, job, line=line))
+            case "tick":
+                if value is not True:
+                    r.error(value_node, "tick must be true")
+                steps.append(Step(float(t), "tick", line=line))
+            case "set" | "set_job":
+                if not isinstance(value, dict) or not value:
+                    r.error(value_node, f"{kind} must be a mapping of attributes")
+                    continue
+                steps.append(Step(float(t), kind, values=dict(value), line=line))
+    return steps
+
+
+# ------------------------------------------------------------------------------ replay
+
+
+def replay(
+    trace: Trace,
+    table: StateTable,
+    *,
+    config: Any = None,
+    until: float | None = None,
+    listener: Callable[[dict[str, Any]], None] | None = None,
+    jobs: Any = None,
+) -> Any:
+    """Run `trace` through a fresh `Slot` of `table` on simulated time; returns the slot.
+
+    The slot's `fired` list holds every transition. `until` extends (or cuts) the run;
+    by default it ends at the last step's time.
+    """
+    from runtime.slot import Slot
+
+    clock = SimClock(epoch=trace.epoch)
+    sensors = FakeSensors(idle_ages=trace.idle_ages, start=clock.now())
+    sensors.set(trace.machine, clock.now())
+    slot = Slot(
+        table,
+        sensors,
+        clock,
+        config=config,
+        job=trace.job,
+        jobs=jobs,
+        listener=listener,
+        dynamic=trace.slot == "dynamic",
+        keepalive=trace.keepalive,
+        polling=trace.polling,
+        initial=trace.initial,
+    )
+    slot.start()
+    end = until if until is not None else (trace.steps[-1].t if trace.steps else 0.0)
+    for step in trace.steps:
+        if step.t > end:
+            break
+        slot.advance(step.t, inclusive=False)
+        try:
+            _apply(slot, step)
+        except PolicyError as err:
+            err.file, err.line = trace.file, step.line
+            raise
+        if slot.deleted:
+            return slot
+    slot.advance(end)
+    return slot
+
+
+def _apply(slot: Any, step: Step) -> None:
+    match step.kind:
+        case "tick":
+            slot.poll()
+        case "event":
+            payload: dict[str, Any] = {}
+            if step.how is not None:
+                payload["how"] = step.how
+            if step.job is not None:
+                payload["job"] = dict(step.job)
+            slot.send(step.event, **payload)
+        case "set":
+            slot.set_sensors(step.values)
+        case "set_job":
+            slot.set_job(step.values)
+        case _:
+            raise ValueError(f"unknown step kind {step.kind}")

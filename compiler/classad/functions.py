@@ -5,8 +5,7 @@ evaluated; a name missing from the table is an unknown function (the evaluator a
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
 evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
 (they evaluate an unevaluated argument inside nested ads: evaluator territory), the
-environment/argument helpers (`envV1ToV2`, `mergeEnvironment`, `argsToList`,
-`listToArgs`) and everything producing absolute/relative-time values (`absTime`,
+environment helpers (`envV1ToV2`, `mergeEnvironment`) and everything producing absolute/relative-time values (`absTime`,
 `relTime`, `currentTime`, `dayTime`, `timeZoneOffset`, `getYear` & co), a value type
 policies never need.
 
@@ -25,6 +24,7 @@ implementations live in topic modules:
                          ISubsetMatch, stringListsIntersect, stringList_regexpMember
 * `functions_time`       splitTime, formatTime
 * `functions_site`       userHome, userMap (no map files: mapping always fails)
+* `functions_args`       argsToList, listToArgs
 
 `format_real` (HTCondor's real-to-text rule), `quote_string`, `attribute_order` (the
 order HTCondor prints an ad's attributes in) and `unparse_value` are re-exported for the
@@ -36,6 +36,7 @@ from __future__ import annotations
 from typing import Final
 
 from compiler.classad import (
+    functions_args,
     functions_lists,
     functions_regex,
     functions_scalar,
@@ -75,6 +76,7 @@ BUILTINS: Final[dict[str, FunctionImpl]] = _merge(
     functions_stringlist.BUILTINS,
     functions_time.BUILTINS,
     functions_site.BUILTINS,
+    functions_args.BUILTINS,
 )
 
 __all__ = [

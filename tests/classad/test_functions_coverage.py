@@ -48,11 +48,9 @@ NOT_PROVIDED = {
     "currenttime",
     "timezoneoffset",
     "daytime",
-    # job environment / argument string helpers (submit side, not policy)
+    # job environment helpers (submit side, not policy)
     "envv1tov2",
     "mergeenvironment",
-    "argstolist",
-    "listtoargs",
 }
 
 #: Names that look like functions but HTCondor 25.14.1 does not have.

@@ -99,6 +99,8 @@ ARITY: dict[str, tuple[int, int]] = {
     "splittime": (0, 2),
     "userhome": (0, 3),
     "usermap": (1, 5),
+    "argstolist": (0, 3),
+    "listtoargs": (0, 3),
 }
 
 # time() and formatTime() read the clock, random() the random source.
@@ -203,6 +205,22 @@ number_lists = st.lists(
 def test_string_list_numbers(name: str, parts: list[str], sep: str, pass_sep: bool) -> None:
     args: list[Any] = [sep.join(parts)] + ([sep] if pass_sep else [])
     assume(check(name, args))
+
+
+@given(
+    text=st.text(st.sampled_from("ab '\t\n\v\\\"é"), max_size=10),
+    version=st.sampled_from([None, 1, 2]),
+)
+def test_args_to_list(text: str, version: int | None) -> None:
+    assume(check("argsToList", [text] if version is None else [text, version]))
+
+
+@given(
+    words=st.lists(st.text(st.sampled_from("ab '\t\n\v\\\"é"), max_size=4), max_size=4),
+    version=st.sampled_from([None, 1, 2]),
+)
+def test_list_to_args(words: list[str], version: int | None) -> None:
+    assume(check("listToArgs", [words] if version is None else [words, version]))
 
 
 @given(text=st.text(st.sampled_from("ab, \t;,é"), max_size=10), seps=st.none() | delims)

@@ -93,7 +93,10 @@ def list_to_args(args: list[Value], _ctx: FunctionContext) -> Value:
     if version == 1:
         if any(c in _BLANKS for w in words for c in w):
             return ERROR
-        return " ".join(words)
+        text = ""
+        for word in words:  # a separating space only once something has been written
+            text = f"{text} {word}" if text else word
+        return text
     return " ".join(_quote_v2(w) for w in words)
 
 

@@ -26,7 +26,9 @@ from compiler.classad import ast
 from compiler.classad import operators as ops
 from compiler.classad.deep import call_deep
 from compiler.classad.evaluator import (
+    TEXT_FUNCTIONS,
     Now,
+    SourcedList,
     builtins,
     call_builtin,
     choose,
@@ -381,7 +383,7 @@ def _list(node: ast.ListExpr) -> Fn:
     items = tuple(compiled(i) for i in node.items)
 
     def make_list(scope: Scope, rt: Runtime) -> Value:
-        return [item(scope, rt) for item in items]
+        return SourcedList([item(scope, rt) for item in items], node)
 
     # Never folded: a list is built per call because callers may keep or change it.
     return make_list
@@ -429,9 +431,11 @@ def _call(node: ast.Call) -> Fn:
     if impl is None:
         return _constant(ERROR)
 
+    text_args = key in TEXT_FUNCTIONS
+
     def call(scope: Scope, rt: Runtime) -> Value:
         values = [a(scope, rt) for a in args]
-        return call_builtin(impl, values, rt.ctx, scope, rt.eval_node)
+        return call_builtin(impl, values, rt.ctx, scope, rt.eval_node, text_args)
 
     return call
 

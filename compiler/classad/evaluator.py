@@ -134,16 +134,46 @@ def choose(cond: Value) -> Value:
     return UNDEFINED if cond is UNDEFINED else ERROR
 
 
+class SourcedList(list[Any]):
+    """A list value that remembers the `{...}` expression it was built from.
+
+    HTCondor's string conversions print a list or nested ad as its *unevaluated*
+    expression (`string({1 + 1})` is `"{ 1 + 1 }"`), so the source travels along.
+    """
+
+    __slots__ = ("source",)
+
+    def __init__(self, items: list[Any], source: ast.ListExpr) -> None:
+        super().__init__(items)
+        self.source = source
+
+
+#: Builtins that read a list or nested-ad argument as its unparsed text.
+TEXT_FUNCTIONS = frozenset({"string", "strcat", "strcmp", "stricmp", "tolower", "toupper"})
+
+
+def source_text(value: Value) -> Value:
+    """A list or nested ad as the text HTCondor's string conversion gives it."""
+    if isinstance(value, SourcedList):
+        return unparse_classad_style(value.source)
+    if isinstance(value, Scope) and value.node is not None:
+        return unparse_classad_style(value.node)
+    return value
+
+
 def call_builtin(
     impl: Callable[[list[Value], Any], Value] | None,
     args: list[Value],
     ctx: Any,
     scope: Scope,
     evaluate: Callable[[ast.Expr, Scope], Value],
+    text_args: bool = False,
 ) -> Value:
     """Call a builtin with public values, and bring its result back into the evaluator."""
     if impl is None:
         return ERROR
+    if text_args:
+        args = [source_text(a) for a in args]
     public = [a if type(a) in _PLAIN else to_python(a, evaluate) for a in args]
     return to_runtime(impl(public, ctx), scope)
 
@@ -182,7 +212,7 @@ class Interpreter:
             case ast.Subscript(base=base, index=index):
                 return subscript(self.eval(base, scope), self.eval(index, scope), self.eval)
             case ast.ListExpr(items=items):
-                return [self.eval(item, scope) for item in items]
+                return SourcedList([self.eval(item, scope) for item in items], node)
             case ast.RecordExpr(attrs=attrs):
                 return Scope(
                     {k.lower(): v for k, v in attrs},
@@ -250,7 +280,8 @@ class Interpreter:
                 return unparse_attribute(scope, node.args)
             case _:
                 args = [self.eval(a, scope) for a in node.args]
-                return call_builtin(builtins().get(key), args, self.ctx, scope, self.eval)
+                impl = builtins().get(key)
+                return call_builtin(impl, args, self.ctx, scope, self.eval, key in TEXT_FUNCTIONS)
 
 
 def evaluate(

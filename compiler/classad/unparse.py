@@ -111,6 +111,8 @@ class Style:
     unary_lead: str = ""
     number_gap: bool = True  # `- 5` (unary minus) must not read back as the literal -5
     ascii_strings: bool = False
+    list_brackets: tuple[str, str, str] = ("{", ", ", "}")
+    record_brackets: tuple[str, str, str] = ("[", "; ", "]")
     op_names: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -154,11 +156,12 @@ def _unparse(node: ast.Expr, style: Style) -> str:
         case ast.Subscript(base=base, index=index):
             return f"{_postfix_base(base, style)}[{_unparse(index, style)}]"
         case ast.ListExpr(items=items):
-            return "{" + ", ".join(_unparse(i, style) for i in items) + "}"
+            start, sep, end = style.list_brackets
+            return start + sep.join(_unparse(i, style) for i in items) + end
         case ast.RecordExpr(attrs=attrs):
-            return (
-                "[" + "; ".join(f"{quote_name(k)} = {_unparse(v, style)}" for k, v in attrs) + "]"
-            )
+            start, sep, end = style.record_brackets
+            body = sep.join(f"{quote_name(k)} = {_unparse(v, style)}" for k, v in attrs)
+            return start + body + end
         case ast.Call(name=name, args=args):
             return f"{name}(" + style.arg_sep.join(_unparse(a, style) for a in args) + ")"
         case ast.Unary(op=op, operand=operand):
@@ -193,6 +196,8 @@ HTCONDOR = Style(
     unary_lead=" ",
     number_gap=False,
     ascii_strings=True,
+    list_brackets=("{ ", ",", " }"),
+    record_brackets=("[ ", "; ", " ]"),
     op_names={"=?=": "is", "=!=": "isnt"},
 )
 

@@ -31,7 +31,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from compiler.config.expand import Context, expand  # noqa: E402
+from compiler.config.expand import Context, expand, references  # noqa: E402
 
 ORACLE_DUMP = r"""
 import json, os, sys
@@ -186,11 +186,11 @@ def _store(
         defaults[entry] = value if not multi else value.strip()
 
 
-def oracle_dump() -> dict[str, str]:
+def oracle_dump(config_text: str = "") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("_CONDOR_")}
     with tempfile.TemporaryDirectory() as tmp:
-        config = Path(tmp) / "empty.config"
-        config.write_text("")
+        config = Path(tmp) / "probe.config"
+        config.write_text(config_text)
         env["CONDOR_CONFIG"] = str(config)
         result = subprocess.run(
             [sys.executable, "-c", ORACLE_DUMP],
@@ -223,6 +223,12 @@ def build_defaults(
     resolver = _Table(merged)
     context = Context(env={})
     chosen: dict[str, str] = {}
+    # Defaults that expand to nothing with an empty configuration (ETC = $(LOCAL_DIR))
+    # are not listed by the oracle, but a file that sets LOCAL_DIR brings them to life.
+    listed = {name.upper() for name in oracle}
+    for name, raw in sorted(table.items()):
+        if raw and "." not in name and name.upper() not in listed:
+            chosen[name] = raw
     for name in sorted(oracle, key=str.upper):
         if name in detected or name in VOLATILE:
             continue
@@ -233,7 +239,7 @@ def build_defaults(
             ours = None
         keep = ours == oracle[name] or name in KEEP_RAW or name.startswith("Is")
         chosen[name] = raw if keep and raw else oracle[name]
-    return chosen, detected
+    return dict(sorted(chosen.items(), key=lambda item: item[0].upper())), detected
 
 
 HEADER_DEFAULTS = """\
@@ -268,11 +274,38 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _LiteralDumper.add_representer(str, _represent_str)
 
 
+def recover_raw(table: dict[str, str], chosen: dict[str, str]) -> None:
+    """Raw defaults for parameters the oracle knows but the table given to us lacks.
+
+    The wheel may be newer than the param_info.in at hand (METRICD_LOG ...). Setting every
+    macro the table's defaults refer to (LOG, SPOOL, ETC ...) to a sentinel and reading
+    the oracle again shows which of them such a value is built from.
+    """
+    referenced = sorted(
+        {ref for raw in table.values() for ref in references(raw)}
+        - {n.upper() for n in HOST_DETECTED}
+    )
+    sentinels = {name: f"@@{name}@@" for name in referenced}
+    probe = "\n".join(f"{name} = {sentinel}" for name, sentinel in sentinels.items()) + "\n"
+    probed = oracle_dump(probe)
+    known = {name.upper() for name in table}
+    for name in list(chosen):
+        if name.upper() in known or name.upper() in sentinels:
+            continue
+        value = probed.get(name, "")
+        if "@@" not in value:
+            continue
+        for ref, sentinel in sentinels.items():
+            value = value.replace(sentinel, f"$({ref})")
+        chosen[name] = value
+
+
 def main(argv: list[str]) -> int:
     text = Path(argv[1]).read_text()
     table, metaknobs = parse_param_info(text)
     oracle = oracle_dump()
     chosen, detected = build_defaults(table, oracle)
+    recover_raw(table, chosen)
     out_dir = ROOT / "spec" / "config"
     (out_dir / "defaults").mkdir(parents=True, exist_ok=True)
     (out_dir / "templates").mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from compiler.config.host import detected_values
 from compiler.config.model import Config, Provenance
 from compiler.config.reader import (
     ReadState,
+    apply_domain,
     apply_environment,
     apply_specials,
     decode,
@@ -82,6 +83,7 @@ def load_config(
     if text is not None:
         body = decode(text, "<input>") if isinstance(text, bytes) else text
         read_text(state, body, "<input>")
+        apply_domain(state)
         read_locals(state)
     elif path is not None:
         _read_path(state, Path(path))
@@ -114,6 +116,7 @@ def _read_path(state: ReadState, path: Path) -> None:
     if not path.exists():
         raise ConfigError("no such file or directory", file=str(path))
     _read_one(state, path)
+    apply_domain(state)
     read_locals(state)
 
 

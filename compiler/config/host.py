@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import platform
 import socket
+import sys
+import sysconfig
 from functools import cache
 
 _ARCH_NAMES = {"x86_64": "X86_64", "amd64": "X86_64", "aarch64": "aarch64", "arm64": "aarch64"}
@@ -27,7 +29,22 @@ def _machine_facts() -> dict[str, str]:
         "OPSYS": platform.system().upper() or "LINUX",
         "UNAME_OPSYS": platform.system(),
         "UNAME_ARCH": platform.machine(),
+        "OPSYSLEGACY": platform.system().upper() or "LINUX",
+        "CondorIsAdmin": "false",
+        "PYTHON3_VERSION_MINOR": str(sys.version_info.minor),
+        "PYTHON3_MODULE_SUFFIX": str(sysconfig.get_config_var("EXT_SUFFIX") or ""),
     }
+    if hasattr(os, "uname"):
+        uname = os.uname()
+        facts.update(
+            UTSNAME_SYSNAME=uname.sysname,
+            UTSNAME_NODENAME=uname.nodename,
+            UTSNAME_RELEASE=uname.release,
+            UTSNAME_VERSION=uname.version,
+            UTSNAME_MACHINE=uname.machine,
+        )
+    if hasattr(os, "getuid"):
+        facts.update(REAL_UID=str(os.getuid()), REAL_GID=str(os.getgid()))
     memory = _memory_mb()
     if memory is not None:
         facts["DETECTED_MEMORY"] = str(memory)
@@ -86,7 +103,7 @@ def _memory_mb() -> int | None:
 
 def detected_values(subsystem: str, config_root: str | None) -> dict[str, str]:
     """Upper-cased name -> value for the computed parameters of this host and subsystem."""
-    facts = dict(_machine_facts())
+    facts = {name.upper(): value for name, value in _machine_facts().items()}
     facts["SUBSYSTEM"] = subsystem.upper()
     facts["LOCALNAME"] = subsystem.upper()
     facts["USERNAME"] = _user_name()

@@ -222,6 +222,10 @@ def read_text(
                     source_line=logical.source_line,
                 )
                 (state.errors if fatal else state.warnings).append(problem)
+                if template is not None and not fatal:
+                    # HTCondor's template parser prints the warning and then, having
+                    # no `continue`, also defines a parameter named "warning".
+                    _assign(state, "warning", message_text, file, logical, template, use_site)
             case Ignored():
                 pass
             case Invalid(reason=reason, column=column):
@@ -562,6 +566,14 @@ def apply_environment(state: ReadState, env: Mapping[str, str]) -> None:
 _HOST_DOMAINS = ("FILESYSTEM_DOMAIN", "UID_DOMAIN")
 
 
+def apply_domain(state: ReadState) -> None:
+    """After the root file: a host name without a domain gets DEFAULT_DOMAIN_NAME."""
+    domain = _expanded(state, "DEFAULT_DOMAIN_NAME")
+    host = state.table.detected.get("FULL_HOSTNAME", "")
+    if domain and host and "." not in host:
+        state.table.detected["FULL_HOSTNAME"] = f"{host}.{domain.lstrip('.')}"
+
+
 def apply_specials(state: ReadState) -> None:
     """HTCondor's last step: empty FILESYSTEM_DOMAIN / UID_DOMAIN become FULL_HOSTNAME."""
     where = LogicalLine("", 0, 0, "")
@@ -577,5 +589,6 @@ def read_root(
     """Read the root configuration text and, like HTCondor, what it points to."""
     on_file(file)
     read_text(state, text, file)
+    apply_domain(state)
     if with_locals:
         read_locals(state)

@@ -55,9 +55,6 @@ UNCOMPARABLE = frozenset(
     for n in (
         "PERIODIC_CHECKPOINT",
         "UWCS_PERIODIC_CHECKPOINT",
-        "IP_ADDRESS",
-        "IPV4_ADDRESS",
-        "IPV6_ADDRESS",
         "PID",
         "PPID",
         "OPSYSANDVER",
@@ -66,14 +63,6 @@ UNCOMPARABLE = frozenset(
         "OPSYSNAME",
         "OPSYSSHORTNAME",
         "OPSYSVER",
-        "UTSNAME_RELEASE",
-        "UTSNAME_VERSION",
-        "UTSNAME_NODENAME",
-        "UTSNAME_MACHINE",
-        "UTSNAME_SYSNAME",
-        "REAL_UID",
-        "REAL_GID",
-        "CondorIsAdmin",
         "CONDOR_BUILD_PLATFORM",
         "DETECTED_MEMORY",
     )
@@ -107,8 +96,13 @@ def compare(
     *,
     env: Mapping[str, str] | None = None,
     allow_commands: bool = False,
+    every_name: bool = True,
 ) -> Comparison:
-    """Read `config` with both readers; compare every defined name plus the policy names."""
+    """Read `config` with both readers and compare every name either of them knows.
+
+    That is every name the files define, the policy names, `extra_names`, and (with
+    `every_name`) every parameter HTCondor has a value for, built-in defaults included.
+    """
     environment = clean_env(env)
     try:
         ours = load_config(config, env=environment, allow_commands=allow_commands)
@@ -121,7 +115,14 @@ def compare(
         for key, n in sorted(names.items())
         if key not in UNCOMPARABLE and "$RANDOM_" not in (ours.raw(n) or "")
     ]
-    result = oracle_param(config, wanted, env=env)
+    result = oracle_param(config, wanted, env=env, every_name=every_name)
+    wanted += [
+        n
+        for n in result.values
+        if n.upper() not in names
+        and n.upper() not in UNCOMPARABLE
+        and "$RANDOM_" not in (ours.raw(n) or "")
+    ]
     if result.hung:
         return Comparison(True, result.message, None, {}, 0, True, _first_cycle(ours, wanted))
     if result.refused:

@@ -19,12 +19,16 @@ from pathlib import Path
 
 _SCRIPT = r"""
 import json, sys
-names = json.loads(sys.stdin.read())
+request = json.loads(sys.stdin.read())
+names = request["names"]
 import htcondor2
 htcondor2.set_subsystem("STARTD", htcondor2.SubsystemType.Startd)
 htcondor2.reload_config()
 p = htcondor2.param
 out = {}
+if request["all"]:
+    known = {n.upper() for n in names}
+    names = names + [k for k in list(p) if k and k.upper() not in known and k != "CPQ_ALIAS"]
 for name in names:
     p["CPQ_ALIAS"] = "$(" + name + ")"
     try:
@@ -63,14 +67,15 @@ def oracle_param(
     *,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    every_name: bool = False,
 ) -> OracleResult:
-    """Values of `names` according to HTCondor reading `config`."""
+    """Values of `names` (and with `every_name` of every name HTCondor knows) for `config`."""
     environment = clean_env(env)
     environment["CONDOR_CONFIG"] = str(config)
     try:
         result = subprocess.run(
             [sys.executable, "-c", _SCRIPT],
-            input=json.dumps(list(names)),
+            input=json.dumps({"names": list(names), "all": every_name}),
             env=environment,
             capture_output=True,
             text=True,

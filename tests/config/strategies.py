@@ -190,6 +190,13 @@ def statement(depth: int) -> st.SearchStrategy[list[str]]:
             ]
         ).map(lambda s: [s]),
         st.sampled_from(["# comment", "", "   ", "#  trailing \\", "[Section]"]).map(lambda s: [s]),
+        st.sampled_from(
+            [
+                "warning : careful $(MINUTE)",
+                ": Alpha = colon-prefixed",
+                "if false\nerror : never\nendif",
+            ]
+        ).map(lambda s: s.split("\n")),
     )
     if depth >= 2:
         return simple

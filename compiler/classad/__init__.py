@@ -1,12 +1,16 @@
 """The ClassAd expression language, exactly as HTCondor daemons evaluate it.
 
 Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFINED`,
-`ERROR`, `ClassAdSyntaxError`; plus `format_value` (HTCondor's printed form of a value).
+`ERROR`, `ClassAdSyntaxError`; also `ClassAd` (a case-insensitive ad), `load_ad` /
+`load_ads` (long form, new syntax, JSON), `symmetric_match` / `requirements_met` /
+`rank` (matchmaking) and `format_value` (a value printed as HTCondor prints it).
 """
 
+from compiler.classad.ads import load_ad, load_ads
 from compiler.classad.compile import CompiledExpr, compile_expr
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.evaluator import evaluate
+from compiler.classad.match import rank, rank_value, requirements_met, symmetric_match
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
 from compiler.classad.unparse import format_value, unparse
@@ -21,6 +25,12 @@ __all__ = [
     "compile_expr",
     "evaluate",
     "format_value",
+    "load_ad",
+    "load_ads",
     "parse",
+    "rank",
+    "rank_value",
+    "requirements_met",
+    "symmetric_match",
     "unparse",
 ]

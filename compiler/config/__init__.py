@@ -24,18 +24,15 @@ from pathlib import Path
 from compiler.config.defaults import ERAS, era_defaults
 from compiler.config.errors import ConfigError
 from compiler.config.expand import Context
+from compiler.config.files import decode, directory_files, read_bytes
 from compiler.config.host import detected_values
 from compiler.config.model import Config, Provenance
-from compiler.config.reader import (
-    ReadState,
+from compiler.config.reader import ReadState, read_text
+from compiler.config.sources import (
     apply_domain,
     apply_environment,
     apply_specials,
-    decode,
-    directory_files,
-    read_bytes,
     read_locals,
-    read_text,
 )
 from compiler.config.table import Definition, Origin, Table
 from compiler.config.templates import all_templates, find_template
@@ -49,6 +46,7 @@ __all__ = [
     "Origin",
     "Provenance",
     "all_templates",
+    "directory_files",
     "find_template",
     "load_config",
 ]

@@ -9,14 +9,13 @@ and `_CONDOR_<NAME>` environment overrides, as in HTCondor.
 
 Differences on purpose: all problems are collected (HTCondor stops at the first);
 commands (`include : cmd |`) are refused unless allowed; binary or huge files are refused.
+What happens after the root file (LOCAL_CONFIG_*, environment) is in `sources`.
 """
 
 from __future__ import annotations
 
-import re
 import shlex
 import subprocess
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +23,8 @@ from compiler.config.conditions import ConditionContext, ConditionError, evaluat
 from compiler.config.defaults import EraDefaults
 from compiler.config.errors import ConfigError
 from compiler.config.expand import Context, MacroCycle, MacroProblem, expand, expand_self
+from compiler.config.files import decode, read_bytes
+from compiler.config.files import directory_files as directory_files  # re-exported (used by CLI)
 from compiler.config.lines import LogicalLine, logical_lines
 from compiler.config.syntax import (
     Assign,
@@ -39,10 +40,14 @@ from compiler.config.syntax import (
     parse_statement,
 )
 from compiler.config.table import Definition, Origin, Table
-from compiler.config.templates import expand_arguments, find_template, split_uses, suggest
+from compiler.config.templates import (
+    all_templates,
+    expand_arguments,
+    find_template,
+    split_uses,
+    suggest,
+)
 
-#: Files larger than this are refused (real configurations are well under 1 MiB).
-MAX_FILE_BYTES = 4 * 1024 * 1024
 #: How deep `include` and `use` may nest (HTCondor's limit is similar).
 MAX_NESTING = 20
 #: Seconds a permitted `include` command may run.
@@ -69,46 +74,6 @@ class ReadState:
     errors: list[ConfigError] = field(default_factory=list)
     warnings: list[ConfigError] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
-
-
-def read_bytes(path: Path, display: str) -> str:
-    """File text, refusing unreadable, binary and oversized files."""
-    try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ConfigError(
-                f"file is {size} bytes; refusing configuration files over {MAX_FILE_BYTES} bytes",
-                file=display,
-            )
-        data = path.read_bytes()
-    except IsADirectoryError as err:
-        raise ConfigError("is a directory, expected a file", file=display) from err
-    except OSError as err:
-        raise ConfigError(f"cannot read: {err.strerror or err}", file=display) from err
-    return decode(data, display)
-
-
-def decode(data: bytes, display: str) -> str:
-    """Text of a configuration file; binary content (NUL bytes) is an error."""
-    if len(data) > MAX_FILE_BYTES:
-        raise ConfigError(
-            f"input is {len(data)} bytes; refusing configuration over {MAX_FILE_BYTES} bytes",
-            file=display,
-        )
-    nul = data.find(b"\0")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        column = nul - (data.rfind(b"\n", 0, nul) + 1) + 1
-        raise ConfigError(
-            "binary data (NUL byte): this is not a configuration file",
-            file=display,
-            line=line,
-            column=column,
-        )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return data.decode("latin-1")
 
 
 def _error(state: ReadState, message: str, file: str, where: LogicalLine, column: int = 0) -> None:
@@ -143,8 +108,6 @@ def _condition_context(state: ReadState) -> ConditionContext:
 
 
 def _category_exists(category: str) -> bool:
-    from compiler.config.templates import all_templates
-
     return category.lstrip("@").upper() in all_templates()
 
 
@@ -455,140 +418,3 @@ def _run_command(
             )
         return None
     return decode(result.stdout, f"<command {command}>")
-
-
-_LIST_SPLIT = re.compile(r"[\s,]+")
-
-
-def read_locals(state: ReadState, depth: int = 0) -> None:
-    """After the root file: LOCAL_CONFIG_DIR, LOCAL_CONFIG_FILE, LOCAL_CONFIG_DIR again."""
-    first_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
-    if first_dirs:
-        _read_directories(state, first_dirs)
-    _read_local_files(state)
-    later_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
-    if later_dirs and later_dirs != first_dirs:
-        _read_directories(state, later_dirs)
-
-
-def _expanded(state: ReadState, name: str) -> str:
-    raw = state.table.raw(name)
-    if not raw:
-        return ""
-    try:
-        return expand(raw, state.table, state.context).strip()
-    except (MacroCycle, MacroProblem) as err:
-        state.errors.append(ConfigError(f"cannot expand {name}: {err}"))
-        return ""
-
-
-def _required(state: ReadState) -> bool:
-    value = _expanded(state, "REQUIRE_LOCAL_CONFIG_FILE").lower()
-    return value not in ("false", "no", "f", "0")
-
-
-def _read_local_files(state: ReadState) -> None:
-    done: list[str] = []
-    value = _expanded(state, "LOCAL_CONFIG_FILE")
-    while value:
-        pending = [s for s in _LIST_SPLIT.split(value) if s and s not in done]
-        if value.endswith("|"):
-            pending = [value] if value not in done else []
-        if not pending:
-            return
-        source = pending[0]
-        done.append(source)
-        _read_local(state, source)
-        value = _expanded(state, "LOCAL_CONFIG_FILE")
-
-
-def _read_local(state: ReadState, source: str) -> None:
-    where = LogicalLine(source, 0, 0, "")
-    if source.endswith("|"):
-        _include(state, Include(source, False, True, None), "<LOCAL_CONFIG_FILE>", where, 1)
-        return
-    path = Path(source)
-    if not path.is_file():
-        if _required(state):
-            state.errors.append(
-                ConfigError(
-                    f"cannot read LOCAL_CONFIG_FILE '{source}' (HTCondor refuses the configuration"
-                    " unless REQUIRE_LOCAL_CONFIG_FILE is false)",
-                    file=source,
-                )
-            )
-        return
-    try:
-        text = read_bytes(path, source)
-    except ConfigError as err:
-        state.errors.append(err)
-        return
-    state.files.append(source)
-    read_text(state, text, source, 1)
-
-
-def _read_directories(state: ReadState, dirlist: str) -> None:
-    exclude_text = _expanded(state, "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP")
-    try:
-        exclude = re.compile(exclude_text) if exclude_text else None
-    except re.error:
-        exclude = None
-    for directory in (d for d in _LIST_SPLIT.split(dirlist) if d):
-        for path in directory_files(Path(directory), exclude):
-            try:
-                text = read_bytes(path, str(path))
-            except ConfigError as err:
-                state.errors.append(err)
-                continue
-            state.files.append(str(path))
-            read_text(state, text, str(path), 1)
-
-
-def directory_files(directory: Path, exclude: re.Pattern[str] | None) -> list[Path]:
-    """The files of a config.d directory in the order HTCondor reads them (sorted)."""
-    if not directory.is_dir():
-        return []
-    return sorted(
-        (p for p in directory.iterdir() if p.is_file() and not (exclude and exclude.match(p.name))),
-        key=lambda p: p.name,
-    )
-
-
-def apply_environment(state: ReadState, env: Mapping[str, str]) -> None:
-    """`_CONDOR_<NAME>=value` variables override the files, as in HTCondor."""
-    where = LogicalLine("", 0, 0, "")
-    for key in sorted(env):
-        if key[:8].lower() == "_condor_" and len(key) > 8:
-            _assign(state, key[8:].strip(), env[key].strip(), "<environment>", where, None, None)
-
-
-#: Names HTCondor sets to the host's full name when they expand to nothing.
-_HOST_DOMAINS = ("FILESYSTEM_DOMAIN", "UID_DOMAIN")
-
-
-def apply_domain(state: ReadState) -> None:
-    """After the root file: a host name without a domain gets DEFAULT_DOMAIN_NAME."""
-    domain = _expanded(state, "DEFAULT_DOMAIN_NAME")
-    host = state.table.detected.get("FULL_HOSTNAME", "")
-    if domain and host and "." not in host:
-        state.table.detected["FULL_HOSTNAME"] = f"{host}.{domain.lstrip('.')}"
-
-
-def apply_specials(state: ReadState) -> None:
-    """HTCondor's last step: empty FILESYSTEM_DOMAIN / UID_DOMAIN become FULL_HOSTNAME."""
-    where = LogicalLine("", 0, 0, "")
-    host = state.table.detected.get("FULL_HOSTNAME")
-    for name in _HOST_DOMAINS:
-        if host and not _expanded(state, name):
-            _assign(state, name, host, "<Detected>", where, None, None)
-
-
-def read_root(
-    state: ReadState, text: str, file: str, *, with_locals: bool, on_file: Callable[[str], None]
-) -> None:
-    """Read the root configuration text and, like HTCondor, what it points to."""
-    on_file(file)
-    read_text(state, text, file)
-    apply_domain(state)
-    if with_locals:
-        read_locals(state)

@@ -1,0 +1,135 @@
+"""What HTCondor reads after the root file (stage 3b of the reader).
+
+LOCAL_CONFIG_DIR (files in name order, minus LOCAL_CONFIG_DIR_EXCLUDE_REGEXP), then
+LOCAL_CONFIG_FILE (a list; each must exist unless REQUIRE_LOCAL_CONFIG_FILE is false),
+then LOCAL_CONFIG_DIR again if a local file changed it; then `_CONDOR_<NAME>` variables
+of the environment; finally FILESYSTEM_DOMAIN and UID_DOMAIN fall back to the host name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from compiler.config.errors import ConfigError
+from compiler.config.expand import MacroCycle, MacroProblem, expand
+from compiler.config.files import directory_files, read_bytes
+from compiler.config.lines import LogicalLine
+from compiler.config.reader import ReadState, _assign, _include, read_text
+from compiler.config.syntax import Include
+
+_LIST_SPLIT = re.compile(r"[\s,]+")
+
+
+def read_locals(state: ReadState, depth: int = 0) -> None:
+    """After the root file: LOCAL_CONFIG_DIR, LOCAL_CONFIG_FILE, LOCAL_CONFIG_DIR again."""
+    first_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
+    if first_dirs:
+        _read_directories(state, first_dirs)
+    _read_local_files(state)
+    later_dirs = _expanded(state, "LOCAL_CONFIG_DIR")
+    if later_dirs and later_dirs != first_dirs:
+        _read_directories(state, later_dirs)
+
+
+def _expanded(state: ReadState, name: str) -> str:
+    raw = state.table.raw(name)
+    if not raw:
+        return ""
+    try:
+        return expand(raw, state.table, state.context).strip()
+    except (MacroCycle, MacroProblem) as err:
+        state.errors.append(ConfigError(f"cannot expand {name}: {err}"))
+        return ""
+
+
+def _required(state: ReadState) -> bool:
+    value = _expanded(state, "REQUIRE_LOCAL_CONFIG_FILE").lower()
+    return value not in ("false", "no", "f", "0")
+
+
+def _read_local_files(state: ReadState) -> None:
+    done: list[str] = []
+    value = _expanded(state, "LOCAL_CONFIG_FILE")
+    while value:
+        pending = [s for s in _LIST_SPLIT.split(value) if s and s not in done]
+        if value.endswith("|"):
+            pending = [value] if value not in done else []
+        if not pending:
+            return
+        source = pending[0]
+        done.append(source)
+        _read_local(state, source)
+        value = _expanded(state, "LOCAL_CONFIG_FILE")
+
+
+def _read_local(state: ReadState, source: str) -> None:
+    where = LogicalLine(source, 0, 0, "")
+    if source.endswith("|"):
+        _include(state, Include(source, False, True, None), "<LOCAL_CONFIG_FILE>", where, 1)
+        return
+    path = Path(source)
+    if not path.is_file():
+        if _required(state):
+            state.errors.append(
+                ConfigError(
+                    f"cannot read LOCAL_CONFIG_FILE '{source}' (HTCondor refuses the configuration"
+                    " unless REQUIRE_LOCAL_CONFIG_FILE is false)",
+                    file=source,
+                )
+            )
+        return
+    try:
+        text = read_bytes(path, source)
+    except ConfigError as err:
+        state.errors.append(err)
+        return
+    state.files.append(source)
+    read_text(state, text, source, 1)
+
+
+def _read_directories(state: ReadState, dirlist: str) -> None:
+    exclude_text = _expanded(state, "LOCAL_CONFIG_DIR_EXCLUDE_REGEXP")
+    try:
+        exclude = re.compile(exclude_text) if exclude_text else None
+    except re.error:
+        exclude = None
+    for directory in (d for d in _LIST_SPLIT.split(dirlist) if d):
+        for path in directory_files(Path(directory), exclude):
+            try:
+                text = read_bytes(path, str(path))
+            except ConfigError as err:
+                state.errors.append(err)
+                continue
+            state.files.append(str(path))
+            read_text(state, text, str(path), 1)
+
+
+def apply_environment(state: ReadState, env: Mapping[str, str]) -> None:
+    """`_CONDOR_<NAME>=value` variables override the files, as in HTCondor."""
+    where = LogicalLine("", 0, 0, "")
+    for key in sorted(env):
+        if key[:8].lower() == "_condor_" and len(key) > 8:
+            _assign(state, key[8:].strip(), env[key].strip(), "<environment>", where, None, None)
+
+
+#: Names HTCondor sets to the host's full name when they expand to nothing.
+_HOST_DOMAINS = ("FILESYSTEM_DOMAIN", "UID_DOMAIN")
+
+
+def apply_domain(state: ReadState) -> None:
+    """After the root file: a host name without a domain gets DEFAULT_DOMAIN_NAME."""
+    domain = _expanded(state, "DEFAULT_DOMAIN_NAME")
+    host = state.table.detected.get("FULL_HOSTNAME", "")
+    if domain and host and "." not in host:
+        state.table.detected["FULL_HOSTNAME"] = f"{host}.{domain.lstrip('.')}"
+
+
+def apply_specials(state: ReadState) -> None:
+    """HTCondor's last step: empty FILESYSTEM_DOMAIN / UID_DOMAIN become FULL_HOSTNAME."""
+    where = LogicalLine("", 0, 0, "")
+    host = state.table.detected.get("FULL_HOSTNAME")
+    for name in _HOST_DOMAINS:
+        if host and not _expanded(state, name):
+            _assign(state, name, host, "<Detected>", where, None, None)

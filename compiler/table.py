@@ -301,8 +301,9 @@ def _cells(row: Row) -> list[str]:
 
 
 def _short_trigger(row: Row) -> str:
-    kinds = []
+    kinds: list[str] = []
     for trig in row.transition.triggers:
+        label: str
         match trig.kind:
             case "policy" | "immediate":
                 label = trig.kind

@@ -11,12 +11,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.classad import ast, unparse
 from compiler.classad.evaluator import evaluate
-from tests.classad.oracle_support import oracle_eval, same
+from tests.classad.oracle_support import NoOracleAnswer, oracle_eval, same
 from tests.classad.strategies import ads, policy_exprs, typed_ads, typed_exprs
 
 pytestmark = pytest.mark.oracle
@@ -26,8 +26,11 @@ EXAMPLES = 2500 if os.environ.get("CI") else 200
 
 
 def _check(expr: ast.Expr, my: dict | None, target: dict | None) -> None:
+    try:
+        theirs = oracle_eval(expr, my, target)
+    except NoOracleAnswer:
+        reject()  # HTCondor crashes or refuses on this input: nothing to compare with
     ours = evaluate(expr, my, target)
-    theirs = oracle_eval(expr, my, target)
     assert same(ours, theirs), f"{unparse(expr)!r}: ours {ours!r}, oracle {theirs!r}"
 
 

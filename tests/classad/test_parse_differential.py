@@ -11,13 +11,12 @@ import os
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.classad import ClassAdSyntaxError, evaluate, parse, unparse
-from tests.classad.oracle_support import normalize, same
+from tests.classad.oracle_support import OracleCrashed, oracle_run, same
 from tests.classad.strategies import policy_exprs
-from tests.oracle import classad2
 
 pytestmark = pytest.mark.oracle
 
@@ -43,13 +42,10 @@ BLANKS = st.sampled_from(["", " ", " ", "\n", "\t"])
 
 def _oracle(text: str) -> tuple[bool, object]:
     try:
-        tree = classad2.ExprTree(text)
-    except Exception:  # the binding raises a generic error for unparsable text
-        return False, None
-    try:
-        return True, normalize(tree.eval())
-    except Exception:  # evaluation refused (nesting limits)
-        return True, None
+        status, value = oracle_run(text)
+    except OracleCrashed:
+        reject()
+    return status != "syntax", value if status == "ok" else None
 
 
 @st.composite

@@ -124,7 +124,7 @@ class _Context:
     def __init__(self, slot: Slot, job: Mapping[str, Any] | None) -> None:
         self.slot = slot
         self.job = job
-        self.last: list[tuple[CompiledGuard, str, Any, Any]] = []
+        self.last: list[tuple[CompiledGuard, bool, Any, Any]] = []
 
     def target(self, against: str, state: SlotState) -> Any:
         match against:
@@ -148,7 +148,7 @@ class _Context:
         target = self.target(against, state)
         ok = guard.test(my, target, now=int(slot.clock.now()))
         if ok:
-            self.last.append((guard, against, my, target))
+            self.last.append((guard, after is not None, my, target))
         return ok
 
     def perform(self, actions: tuple[Action, ...], phase: str) -> None:
@@ -272,6 +272,8 @@ class Slot:
                 self._claim_request = job
             case "preempting_claim":
                 job = dict(job) if job is not None else dict(self.request_job)
+                if self._refused(job):
+                    return False
             case "job_exit" | "starter_exit":
                 self.record = replace(self.record, job_running=False)
                 job = None
@@ -305,6 +307,24 @@ class Slot:
         if evaluate:
             return self._evaluate(_Context(self, None))
         return False
+
+    def _refused(self, job: Mapping[str, Any]) -> bool:
+        """request_claim: a preempting claim whose RANK is below the current claim's is
+        refused (higher = machine-rank preemption, equal = user-priority preemption)."""
+        if self.record.job is None:
+            return False
+        now = self.clock.now()
+        rank = self.policy.number("RANK", self.eval_ad(), self.classad(job), now) or 0.0
+        if rank >= self.record.current_rank:
+            return False
+        self._log(
+            {
+                "kind": "note",
+                "note": f"preempting claim refused: RANK {rank:g} < CurrentRank "
+                f"{self.record.current_rank:g}",
+            }
+        )
+        return True
 
     def set_sensors(self, values: Mapping[str, Any]) -> None:
         """A trace's `set:` step (fake sensors only); predicates may be overridden too."""
@@ -565,13 +585,15 @@ class Slot:
             case _:
                 how = f"({'|'.join(trig.how)})" if trig.how else ""
                 parts.append(f"{trig.kind} {trig.name}{how}")
-        for k, (guard, _against, my, target) in enumerate(ctx.last):
+        tested = [e for e in ctx.last if not e[1]][:1] + [e for e in ctx.last if e[1]][-1:]
+        for guard, is_choice, my, target in tested:
             text = guard.simplified
-            if k == 0 and trig.kind in ("policy", "immediate"):
+            if is_choice:
+                parts.append(f"; {new.activity} because {text}")
+            elif trig.kind in ("policy", "immediate"):
                 parts[0] += text
             else:
-                label = f"; {new.activity} because" if k else " if"
-                parts.append(f"{label} {text}")
+                parts.append(f" if {text}")
             values.update(_guard_values(text, my, target))
         if values:
             shown = ", ".join(f"{k}={_show(v)}" for k, v in values.items())

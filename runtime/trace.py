@@ -283,7 +283,7 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
         if not isinstance(t, int | float) or isinstance(t, bool) or t < 0:
             r.error(t_entry[1] if t_entry else item, "t must be a number of seconds >= 0")
             continue
-        if t < last_t:
+        if t < last_t and t_entry is not None:
             r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
         last_t = max(last_t, float(t))
         line = item.start_mark.line + 1

@@ -1,0 +1,39 @@
+"""Shared helpers for the runtime tests: cached compiled tables and trace replay."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+from compiler.config import Config, load_config
+from compiler.policy import compile_policy
+from compiler.table import StateTable
+from runtime.trace import Trace, read_trace, replay
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+@functools.cache
+def compiled(
+    era: str, semantics: str, overrides: tuple[tuple[str, str], ...] = ()
+) -> tuple[Config, StateTable]:
+    config = load_config(era=era)
+    if overrides:
+        config = config.with_overrides(dict(overrides))
+    return config, compile_policy(config, era=era, semantics=semantics)
+
+
+def run_trace(trace: Trace, semantics: str, **kw: Any) -> Any:
+    config, table = compiled(
+        trace.era or "htcondor-current", semantics, tuple(sorted(trace.config.items()))
+    )
+    return replay(trace, table, config=config, **kw)
+
+
+def scenario_files() -> list[Path]:
+    return sorted(SCENARIOS.glob("*/*.yaml"))
+
+
+def load(path: Path) -> Trace:
+    return read_trace(path)

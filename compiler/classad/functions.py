@@ -4,10 +4,10 @@ The evaluator calls `BUILTINS[name.lower()](args, ctx)` with the arguments alrea
 evaluated; a name missing from the table is an unknown function (the evaluator answers
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
 evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
-(they evaluate an unevaluated argument inside nested ads: evaluator territory), the
-environment helpers (`envV1ToV2`, `mergeEnvironment`) and everything producing absolute/relative-time values (`absTime`,
-`relTime`, `currentTime`, `dayTime`, `timeZoneOffset`, `getYear` & co), a value type
-policies never need.
+(they evaluate an unevaluated argument inside nested ads: evaluator territory) and
+everything producing absolute/relative-time values (`absTime`, `relTime`,
+`currentTime`, `dayTime`, `timeZoneOffset`; `getYear` & co only accept such values),
+a value type policies never need.
 
 Every behaviour here was probed against HTCondor 25.14.1 in HTCondor mode (see
 shared/reference/classad-semantics.md and tests/classad/test_functions*.py). The
@@ -25,6 +25,7 @@ implementations live in topic modules:
 * `functions_time`       splitTime, formatTime
 * `functions_site`       userHome, userMap (no map files: mapping always fails)
 * `functions_args`       argsToList, listToArgs
+* `functions_env`        envV1ToV2, mergeEnvironment
 
 `format_real` (HTCondor's real-to-text rule), `quote_string`, `attribute_order` (the
 order HTCondor prints an ad's attributes in) and `unparse_value` are re-exported for the
@@ -37,6 +38,7 @@ from typing import Final
 
 from compiler.classad import (
     functions_args,
+    functions_env,
     functions_lists,
     functions_regex,
     functions_scalar,
@@ -77,6 +79,7 @@ BUILTINS: Final[dict[str, FunctionImpl]] = _merge(
     functions_time.BUILTINS,
     functions_site.BUILTINS,
     functions_args.BUILTINS,
+    functions_env.BUILTINS,
 )
 
 __all__ = [

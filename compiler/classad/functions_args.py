@@ -30,7 +30,7 @@ def _version(args: list[Value]) -> int | None:
     return wrap32(v)
 
 
-def _split_v2(text: str) -> list[str] | None:
+def split_v2(text: str) -> list[str] | None:
     """Words of a V2 argument string; None for an unterminated quote."""
     words: list[str] = []
     current: list[str] = []
@@ -68,11 +68,11 @@ def args_to_list(args: list[Value], _ctx: FunctionContext) -> Value:
         return ERROR
     if version == 1:
         return [word for word in re.split("[ \t\n\r]+", text) if word]
-    words = _split_v2(text)
+    words = split_v2(text)
     return ERROR if words is None else words
 
 
-def _quote_v2(word: str) -> str:
+def quote_v2(word: str) -> str:
     """One word in V2 syntax: each run of blanks and quotes becomes one quoted section
     (quotes doubled inside); an empty word is `''`."""
     if not word:
@@ -97,7 +97,7 @@ def list_to_args(args: list[Value], _ctx: FunctionContext) -> Value:
         for word in words:  # a separating space only once something has been written
             text = f"{text} {word}" if text else word
         return text
-    return " ".join(_quote_v2(w) for w in words)
+    return " ".join(quote_v2(w) for w in words)
 
 
 BUILTINS: dict[str, FunctionImpl] = {

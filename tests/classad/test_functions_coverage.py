@@ -48,9 +48,6 @@ NOT_PROVIDED = {
     "currenttime",
     "timezoneoffset",
     "daytime",
-    # job environment helpers (submit side, not policy)
-    "envv1tov2",
-    "mergeenvironment",
 }
 
 #: Names that look like functions but HTCondor 25.14.1 does not have.

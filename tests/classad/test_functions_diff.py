@@ -101,6 +101,8 @@ ARITY: dict[str, tuple[int, int]] = {
     "usermap": (1, 5),
     "argstolist": (0, 3),
     "listtoargs": (0, 3),
+    "envv1tov2": (0, 2),
+    "mergeenvironment": (0, 3),
 }
 
 # time() and formatTime() read the clock, random() the random source.
@@ -221,6 +223,19 @@ def test_args_to_list(text: str, version: int | None) -> None:
 )
 def test_list_to_args(words: list[str], version: int | None) -> None:
     assume(check("listToArgs", [words] if version is None else [words, version]))
+
+
+env_texts = st.text(st.sampled_from("AB=x ';^\t\n\r\v"), max_size=10)
+
+
+@given(text=env_texts)
+def test_env_v1_to_v2(text: str) -> None:
+    assume(check("envV1ToV2", [text]))
+
+
+@given(texts=st.lists(env_texts, max_size=3))
+def test_merge_environment(texts: list[str]) -> None:
+    assume(check("mergeEnvironment", list(texts)))
 
 
 @given(text=st.text(st.sampled_from("ab, \t;,é"), max_size=10), seps=st.none() | delims)

@@ -27,6 +27,10 @@ implementations live in topic modules:
 * `functions_args`       argsToList, listToArgs
 * `functions_env`        envV1ToV2, mergeEnvironment
 
+Support modules: `functions_context` (FunctionContext), `functions_convert` (HTCondor's
+conversions and value formatting), `functions_ops` (comparison and `+` on values),
+`functions_pcre` (PCRE2 patterns translated to Python `re`).
+
 `format_real` (HTCondor's real-to-text rule), `quote_string`, `attribute_order` (the
 order HTCondor prints an ad's attributes in) and `unparse_value` are re-exported for the
 unparser and the CLI.

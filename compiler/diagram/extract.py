@@ -190,6 +190,34 @@ class _Facts:
         row = self.row(t)
         return t.guard if row is None else row.simplified
 
+    def events(self, t: Transition) -> tuple[str, ...]:
+        """Short names of the row's other triggers: events, commands, timers, and
+        on-entry tests that are not the policy guard ("match", "vacate(graceful)",
+        "timer MATCH_TIMEOUT", "on entry: DestinationOwner")."""
+        row = self.row(t)
+        found: list[str] = []
+        for index, trig in enumerate(t.triggers):
+            match trig.kind:
+                case "policy":
+                    continue
+                case "timer":
+                    text = f"timer {trig.name}"
+                case "protocol" | "command":
+                    text = trig.name + (f"({'|'.join(trig.how)})" if trig.how else "")
+                    guard = _trigger_guard(row, index, trig.guard)
+                    if guard and len(guard) <= SHORT_GUARD:  # what tells 22 from 23
+                        text += f" if {guard}"
+                case "immediate":
+                    guard = _trigger_guard(row, index, trig.guard)
+                    if guard == self.guard(t):
+                        continue
+                    text = f"on entry: {guard}"
+                case _:
+                    raise DiagramError(f"unknown trigger kind {trig.kind!r} in row {t.id}")
+            if text not in found:
+                found.append(text)
+        return tuple(found)
+
     def steps_of(self, t: Transition) -> tuple[int, ...]:
         return tuple(self._step_numbers.get(t.id, ()))
 
@@ -212,6 +240,16 @@ class _Facts:
         if steps:
             lines.append("trace steps: " + ", ".join(map(str, steps)))
         return [line for line in lines if line]
+
+
+#: An event's guard up to this length is named with it ("starter_exit if
+#: !HasPreemptingClaim"); longer ones (an expanded START) stay in the tooltip.
+SHORT_GUARD = 24
+
+
+def _trigger_guard(row: Row | None, index: int, spec_guard: str) -> str:
+    compiled = row.triggers[index] if row is not None else None
+    return compiled.simplified if compiled is not None else spec_guard
 
 
 def _reachable(spec: EraSpec, table: StateTable) -> frozenset[str]:
@@ -307,6 +345,7 @@ def _row_edge(t: Transition, facts: _Facts) -> Edge:
         status=facts.status(t),
         guard=facts.guard(t),
         trigger=t.trigger_text,
+        events=facts.events(t),
         steps=facts.steps_of(t),
         reachable=facts.pair_reachable(str(t.source)),
     )

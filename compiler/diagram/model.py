@@ -68,7 +68,9 @@ class Edge:
     "State/*" (the activity is chosen when it fires): the arrow ends at the state's box,
     `target` then being the box's first possible activity. `transitions` are the
     transition ids the edge stands for; `guard` the (simplified, with a policy) guard
-    text, "" for pure events; `trigger` the spec's trigger text; `steps` the 1-based
+    text, "" for pure events; `trigger` the spec's trigger text; `events` short names of
+    the triggers that are not the policy guard (events, commands, timers: a row whose
+    guard is false may still fire by them); `steps` the 1-based
     trace steps that took this edge, in order; `reachable` False when its source cannot
     be reached under the policy (so it cannot be taken either, whatever its guard).
     """
@@ -84,6 +86,7 @@ class Edge:
     status: EdgeStatus | None = None
     guard: str = ""
     trigger: str = ""
+    events: tuple[str, ...] = ()
     steps: tuple[int, ...] = ()
     reachable: bool = True
 

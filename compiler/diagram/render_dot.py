@@ -252,15 +252,23 @@ def _edge_label(edge: Edge, show_guards: bool) -> str:
     if edge.steps:
         parts.append(f"[{_steps(edge.steps)}]")
     text = " ".join(parts)
-    if show_guards and edge.guard:
-        text += '<br/><font point-size="9">' + _guard_lines(edge.guard) + "</font>"
+    if show_guards and (edge.guard or edge.events):
+        text += '<br/><font point-size="9">' + _guard_lines(edge.guard, edge.events) + "</font>"
     return f"<{text}>"
 
 
-def _guard_lines(guard: str) -> str:
+def _guard_lines(guard: str, events: tuple[str, ...]) -> str:
+    """The guard, shortened to GUARD_LINES lines, then the other triggers on one line
+    ("or: match, timer MATCH_TIMEOUT"): a guard shown as "false" on a live edge would
+    otherwise puzzle the reader."""
     lines = textwrap.wrap(guard, GUARD_WIDTH, break_long_words=True, break_on_hyphens=False)
     if len(lines) > GUARD_LINES:
         lines = [*lines[: GUARD_LINES - 1], lines[GUARD_LINES - 1][: GUARD_WIDTH - 1] + "…"]
+    if events:
+        others = ", ".join(events)
+        if len(others) > GUARD_WIDTH + 10:
+            others = others[: GUARD_WIDTH + 9] + "…"
+        lines.append(("or: " if guard else "") + others)
     return "<br/>".join(html.escape(line) for line in lines)
 
 

@@ -170,3 +170,13 @@ def test_trace_on_the_state_figure_highlights_letters() -> None:
 def test_bad_trace_steps_are_reported(trace: list, message: str) -> None:
     with pytest.raises(DiagramError, match=message):
         extract(SPEC, trace=trace)
+
+
+def test_show_guards_names_the_other_triggers_so_a_false_guard_on_a_live_edge_reads_right() -> None:
+    # 21 (Vacating -> Killing): KILL, or the MachineMaxVacateTime timer (reference 1.3)
+    table = fake_table(SPEC, {}, {"21": "false"})
+    edge = _edge(parse(to_dot(extract(SPEC, table), show_guards=True)), "21")
+    assert "false or: timer MachineMaxVacateTime" in text_of(edge.attrs["label"])
+    # 22 vs 23 differ only in their event guard: short ones are named
+    e22 = _edge(parse(to_dot(extract(SPEC), show_guards=True)), "22")
+    assert "starter_exit if !HasPreemptingClaim" in text_of(e22.attrs["label"])

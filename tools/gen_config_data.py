@@ -227,8 +227,8 @@ def build_defaults(
     # are not listed by the oracle, but a file that sets LOCAL_DIR brings them to life.
     listed = {name.upper() for name in oracle}
     for name, raw in sorted(table.items()):
-        if raw and "." not in name and name.upper() not in listed:
-            chosen[name] = raw
+        if raw and name.upper() not in listed:
+            chosen[name] = raw  # includes subsystem defaults such as MASTER.PID_SNAPSHOT_INTERVAL
     for name in sorted(oracle, key=str.upper):
         if name in detected or name in VOLATILE:
             continue

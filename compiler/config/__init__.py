@@ -29,6 +29,7 @@ from compiler.config.host import detected_values
 from compiler.config.model import Config, Provenance
 from compiler.config.reader import ReadState, read_text
 from compiler.config.sources import (
+    apply_auto_use,
     apply_domain,
     apply_environment,
     apply_specials,
@@ -86,7 +87,9 @@ def load_config(
     elif path is not None:
         _read_path(state, Path(path))
     apply_environment(state, environment)
+    apply_domain(state)
     apply_specials(state)
+    apply_auto_use(state)
     raise_all(state.errors)
     return Config(
         era=era,

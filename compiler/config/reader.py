@@ -98,7 +98,7 @@ def _expand_now(state: ReadState, text: str, file: str, where: LogicalLine) -> s
     return None
 
 
-def _condition_context(state: ReadState) -> ConditionContext:
+def condition_context(state: ReadState) -> ConditionContext:
     def has_template(category: str, name: str | None) -> bool:
         if name is None:
             return find_template(category, "") is not None or _category_exists(category)
@@ -248,7 +248,7 @@ def _test(state: ReadState, condition: str, file: str, where: LogicalLine) -> bo
     if expanded is None:
         return False
     try:
-        return evaluate_condition(expanded, had_macros, _condition_context(state))
+        return evaluate_condition(expanded, had_macros, condition_context(state))
     except ConditionError as err:
         _error(state, f"'{condition}' is not a valid if condition because {err}", file, where)
         return False

@@ -12,12 +12,15 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
+from compiler.config.conditions import ConditionError, evaluate_condition
 from compiler.config.errors import ConfigError
 from compiler.config.expand import MacroCycle, MacroProblem, expand
 from compiler.config.files import directory_files, read_bytes
 from compiler.config.lines import LogicalLine
-from compiler.config.reader import ReadState, _assign, _include, read_text
+from compiler.config.reader import ReadState, _assign, _include, condition_context, read_text
 from compiler.config.syntax import Include
+from compiler.config.table import Origin
+from compiler.config.templates import expand_arguments, find_template
 
 _LIST_SPLIT = re.compile(r"[\s,]+")
 
@@ -133,3 +136,38 @@ def apply_specials(state: ReadState) -> None:
     for name in _HOST_DOMAINS:
         if host and not _expanded(state, name):
             _assign(state, name, host, "<Detected>", where, None, None)
+
+
+_AUTO_USE = re.compile(r"AUTO_USE_([A-Za-z]+)_(.+)\Z", re.IGNORECASE)
+
+
+def apply_auto_use(state: ReadState) -> None:
+    """HTCondor's very last step: `AUTO_USE_<CATEGORY>_<Template> = <condition>`.
+
+    Every such parameter (file or built-in default, in name order) whose condition is
+    true applies `use CATEGORY : Template`; the schedd's default
+    AUTO_USE_FEATURE_PelicanRetryPolicy = $(IsSchedd) is one.
+    """
+    names = {d[-1].name.upper(): d[-1].name for d in state.table.definitions.values()}
+    names.update(
+        {k: spelling for k, (spelling, _) in state.defaults.values.items() if k not in names}
+    )
+    for key in sorted(names):
+        match = _AUTO_USE.match(key)
+        if match is None:
+            continue
+        trigger = state.table.raw(names[key])
+        if not trigger:
+            continue
+        try:
+            expanded = expand(trigger, state.table, state.context)
+            fire = evaluate_condition(expanded, "$" in trigger, condition_context(state))
+        except (ConditionError, MacroCycle, MacroProblem) as err:
+            state.warnings.append(ConfigError(f"{names[key]}: {err}"))
+            continue
+        template = find_template(match.group(1), match.group(2)) if fire else None
+        if template is not None:
+            label = f"{template.category}:{template.name}"
+            site = Origin("<AUTO_USE>", 0, 0)
+            body = expand_arguments(template.body, None)
+            read_text(state, body, f"<use {label}>", 1, f"{label} via {names[key]}", site)

@@ -89,15 +89,20 @@ class Table:
     def fallback(self, name: str) -> str | None:
         """Detected value or built-in default of NAME (no file definitions).
 
-        A name written with a prefix (`STARTD.X`) has none: HTCondor looks it up exactly.
+        A name written with a prefix (`STARTD.X`) is looked up exactly; an unprefixed
+        name tries the subsystem's own default (`MASTER.PID_SNAPSHOT_INTERVAL`) first.
         """
         key = name.upper()
         if "." in key:
-            return None
+            return self.defaults.raw(key)
         if key in self.detected:
             return self.detected[key]
         if key == f"IS{self.subsystem.upper()}" and self.defaults.raw(key) is not None:
             return "true"
+        if self.subsystem:
+            specific = self.defaults.raw(f"{self.subsystem.upper()}.{key}")
+            if specific is not None:
+                return specific
         return self.defaults.raw(key)
 
     def raw(self, name: str) -> str | None:

@@ -97,6 +97,7 @@ def compare(
     env: Mapping[str, str] | None = None,
     allow_commands: bool = False,
     every_name: bool = True,
+    subsystem: str = "STARTD",
 ) -> Comparison:
     """Read `config` with both readers and compare every name either of them knows.
 
@@ -105,9 +106,11 @@ def compare(
     """
     environment = clean_env(env)
     try:
-        ours = load_config(config, env=environment, allow_commands=allow_commands)
+        ours = load_config(
+            config, env=environment, allow_commands=allow_commands, subsystem=subsystem
+        )
     except PolicyError as err:
-        result = oracle_param(config, ["START"], env=env)
+        result = oracle_param(config, ["START"], env=env, subsystem=subsystem)
         return Comparison(result.refused, result.message, err.format(), {}, 0)
     names = {n.upper(): n for n in (*ours.names(), *POLICY_NAMES, *extra_names)}
     wanted = [
@@ -115,7 +118,7 @@ def compare(
         for key, n in sorted(names.items())
         if key not in UNCOMPARABLE and "$RANDOM_" not in (ours.raw(n) or "")
     ]
-    result = oracle_param(config, wanted, env=env, every_name=every_name)
+    result = oracle_param(config, wanted, env=env, every_name=every_name, subsystem=subsystem)
     wanted += [
         n
         for n in result.values

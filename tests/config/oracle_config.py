@@ -22,7 +22,7 @@ import json, sys
 request = json.loads(sys.stdin.read())
 names = request["names"]
 import htcondor2
-htcondor2.set_subsystem("STARTD", htcondor2.SubsystemType.Startd)
+htcondor2.set_subsystem(request["subsystem"], getattr(htcondor2.SubsystemType, request["kind"]))
 htcondor2.reload_config()
 p = htcondor2.param
 out = {}
@@ -68,6 +68,7 @@ def oracle_param(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     every_name: bool = False,
+    subsystem: str = "STARTD",
 ) -> OracleResult:
     """Values of `names` (and with `every_name` of every name HTCondor knows) for `config`."""
     environment = clean_env(env)
@@ -75,7 +76,14 @@ def oracle_param(
     try:
         result = subprocess.run(
             [sys.executable, "-c", _SCRIPT],
-            input=json.dumps({"names": list(names), "all": every_name}),
+            input=json.dumps(
+                {
+                    "names": list(names),
+                    "all": every_name,
+                    "subsystem": subsystem,
+                    "kind": subsystem.capitalize(),
+                }
+            ),
             env=environment,
             capture_output=True,
             text=True,

@@ -63,3 +63,19 @@ def test_loaded_counts_match_sources_md() -> None:
             loaded += 1
     # SOURCES.md: HTCondor loads 35 and refuses 9; we refuse the same 9.
     assert (loaded, refused) == (35, 9)
+
+
+PREFIXED = [
+    REALWORLD / "alahiff-k8s-worker-pslot-start-selfage.config",
+    REALWORLD / "glideinwms-glidein-base.config",
+    REALWORLD / "osgvo-docker-pilot-main.config",
+    REALWORLD / "htcondor-generic-redhat-2021-uwcs-config-dir.config",
+]
+
+
+@pytest.mark.parametrize("subsystem", ["SCHEDD", "NEGOTIATOR", "MASTER"])
+@pytest.mark.parametrize("path", PREFIXED, ids=[p.name for p in PREFIXED])
+def test_other_daemons_see_what_htcondor_shows_them(path: Path, subsystem: str) -> None:
+    result = compare(path, subsystem=subsystem)
+    assert result.our_error is None and not result.oracle_refused
+    assert result.mismatches == {}

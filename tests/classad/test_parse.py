@@ -97,6 +97,12 @@ def test_thousand_deep_nesting_parses_and_round_trips() -> None:
     assert parse("(" * 1000 + "x" + ")" * 1000) == ast.AttrRef("x")
 
 
+def test_too_deep_chain_is_a_clean_syntax_error() -> None:
+    with pytest.raises(ClassAdSyntaxError, match="nested"):
+        parse("a||" * 21_000 + "a")
+
+
+@pytest.mark.slow
 def test_megabyte_expression_is_clean() -> None:
     chain = " || ".join(f"a{i} == {i}" for i in range(60_000))
     assert len(chain) > 1_000_000

@@ -42,15 +42,16 @@ class Figure:
     def describe(self) -> str:
         """One line for diagrams/README.md."""
         what = {
-            "activities": "every numbered transition between state/activity pairs",
-            "states": "the state-level transitions"
+            "activities": "Every numbered transition between state/activity pairs",
+            "states": "The state-level transitions"
             + (
                 " (the 6.4 manual has no letters: arrows list their numbers)"
                 if _unlettered(self.era)
                 else " by letter"
             ),
         }[self.kind]
-        return f"{what}, under {self.policy_label}"
+        under = self.policy_label if self.policy else f"the {self.policy_label}"
+        return f"{what}, under {under}"
 
 
 def _unlettered(era: str) -> bool:

@@ -187,7 +187,9 @@ def _cluster(sub: graphviz.Digraph, cluster: Cluster, *, reachable: bool) -> Non
         fontcolor=INK if reachable else "gray50",
         fontname=FONT,
         fontsize="13",
-        margin="10",
+        # room for the title at the left corner: arrows into one-activity boxes (Matched)
+        # otherwise run through it
+        margin="16",
     )
 
 

@@ -183,10 +183,11 @@ class Expander:
             case A.AttrRef(name=name, scope=None) if against == "local":
                 return e if self._is_machine(name) else UNDEFINED_EXPR
             case _:
-                return map_children(e, self._child(against, stack))
+                return map_children(e, self._child(against, stack, top))
 
-    def _child(self, against: str, stack: tuple[str, ...]) -> Callable[[A.Expr], A.Expr]:
-        return lambda x: self._walk(x, against, stack, top=False)
+    def _child(self, against: str, stack: tuple[str, ...], top: bool) -> Callable[[A.Expr], A.Expr]:
+        # `top`: still in the spec guard's own text (variants apply), not in a knob's body.
+        return lambda x: self._walk(x, against, stack, top=top)
 
     def _is_machine(self, name: str) -> bool:
         key = name.lower()
@@ -232,7 +233,13 @@ class Expander:
         if config_name.lower() in (s.lower() for s in stack):
             self._warn(f"cyclic reference {' -> '.join((*stack, config_name))}: UNDEFINED")
             return UNDEFINED_EXPR
-        expr = self.config.expr(config_name)
+        try:
+            expr = self.config.expr(config_name)
+        except PolicyError as err:
+            # The startd cannot put an unparsable expression into the slot ad, so the
+            # attribute is missing there (UNDEFINED); policy knobs, in contrast, are fatal.
+            self._warn(f"{err.format()} (exported attribute {config_name} taken as UNDEFINED)")
+            return UNDEFINED_EXPR
         if expr is None:
             return UNDEFINED_EXPR
         return self._walk(expr, against, (*stack, config_name), top=False)

@@ -137,9 +137,9 @@ def _row(
     )
     guard = None
     if combined:
-        joined = combined[0]
-        for item in combined[1:]:
-            joined = A.Binary("||", joined, item)
+        joined = combined[-1]
+        for item in reversed(combined[:-1]):
+            joined = A.Binary("||", _holds(item), joined)
         against = "+".join(dict.fromkeys(againsts))
         guard = _compiled(transition.guard, against, joined, domains, fixed)
     status = _row_status(transition, tuple(triggers), guard)
@@ -151,6 +151,17 @@ def _row(
         status=status,
         policy_status=guard.status if guard else None,
     )
+
+
+def _holds(e: A.Expr) -> A.Expr:
+    """`(e || false) =?= true`: TRUE when the startd's test of `e` passes, else FALSE.
+
+    The startd tries a row's policy triggers one by one, so an ERROR (or a string) from
+    one must not hide the next; in a plain `a || b`, an ERROR `a` would make the whole
+    disjunction ERROR. `x || false` is TRUE exactly for TRUE and non-zero numbers (ClassAd
+    treats numbers as booleans there), and `=?= true` folds every other value to FALSE.
+    """
+    return A.Binary("=?=", A.Binary("||", e, A.Boolean(False)), A.Boolean(True))
 
 
 def _compiled(

@@ -96,3 +96,36 @@ def test_cli_input_errors_exit_2(
     argv = ["diagram", "--no-policy", *(a.format(tmp=tmp_path) for a in args)]
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+def _number_edge(graph, number: str):  # type: ignore[no-untyped-def]
+    (edge,) = [e for e in graph.edges if number in bold_of(e.attrs.get("label", ""))]
+    return edge
+
+
+def test_cli_compiles_config_on_top_of_a_template(tmp_path: Path) -> None:
+    # WANT_SUSPEND = False: 14 (Busy -> Suspended, WANT_SUSPEND && SUSPEND) and 20
+    # (Retiring -> Suspended, same guard) can never fire; Suspended is then unreachable
+    config = tmp_path / "startd.config"
+    config.write_text("WANT_SUSPEND = False\n")
+    out = tmp_path / "p.dot"
+    args = ["diagram", str(config), "--policy", "Desktop", "--show-guards", "-o", str(out)]
+    assert main(args) == 0
+    graph = parse(out.read_text())
+    for number in ("14", "20"):
+        assert _number_edge(graph, number).attrs["style"] == "dashed"
+    assert "unreachable" in graph.nodes["Claimed/Suspended"]["tooltip"]
+    assert "use POLICY : Desktop + " in text_of(graph.attrs["label"])
+    # the template alone suspends
+    plain = tmp_path / "d.dot"
+    assert main(["diagram", "--policy", "Desktop", "-o", str(plain)]) == 0
+    assert _number_edge(parse(plain.read_text()), "14").attrs.get("style") != "dashed"
+
+
+def test_cli_assume_fixes_attributes_before_simplifying(tmp_path: Path) -> None:
+    # Desktop: IS_OWNER = (START =?= False) with START needing KeyboardIdle > 15 min;
+    # with the keyboard in use (KeyboardIdle = 0) transition 1 cannot fire
+    out = tmp_path / "a.dot"
+    args = ["diagram", "--policy", "Desktop", "--assume", "KeyboardIdle=0", "-o", str(out)]
+    assert main(args) == 0
+    assert _number_edge(parse(out.read_text()), "1").attrs["style"] == "dashed"

@@ -45,6 +45,15 @@ for key in list(p):
         continue
     p["CPQ_ALIAS"] = "$(" + key + ")"
     out[key] = p["CPQ_ALIAS"]
+# prefixed defaults (MASTER.X) are not listed; ask for them by name
+for key in json.loads(os.environ.get("CPQ_EXTRA", "[]")):
+    p["CPQ_ALIAS"] = "$(" + key + ")"
+    try:
+        value = p["CPQ_ALIAS"]
+    except KeyError:
+        value = ""
+    if value:
+        out[key] = value
 json.dump(out, sys.stdout)
 """
 
@@ -186,8 +195,9 @@ def _store(
         defaults[entry] = value if not multi else value.strip()
 
 
-def oracle_dump(config_text: str = "") -> dict[str, str]:
+def oracle_dump(config_text: str = "", extra: list[str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.upper().startswith("_CONDOR_")}
+    env["CPQ_EXTRA"] = json.dumps(extra or [])
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "probe.config"
         config.write_text(config_text)
@@ -227,7 +237,7 @@ def build_defaults(
     # are not listed by the oracle, but a file that sets LOCAL_DIR brings them to life.
     listed = {name.upper() for name in oracle}
     for name, raw in sorted(table.items()):
-        if raw and name.upper() not in listed:
+        if raw and "." not in name and name.upper() not in listed:
             chosen[name] = raw  # includes subsystem defaults such as MASTER.PID_SNAPSHOT_INTERVAL
     for name in sorted(oracle, key=str.upper):
         if name in detected or name in VOLATILE:
@@ -303,7 +313,7 @@ def recover_raw(table: dict[str, str], chosen: dict[str, str]) -> None:
 def main(argv: list[str]) -> int:
     text = Path(argv[1]).read_text()
     table, metaknobs = parse_param_info(text)
-    oracle = oracle_dump()
+    oracle = oracle_dump(extra=[name for name in table if "." in name])
     chosen, detected = build_defaults(table, oracle)
     recover_raw(table, chosen)
     out_dir = ROOT / "spec" / "config"

@@ -89,13 +89,13 @@ class Table:
     def fallback(self, name: str) -> str | None:
         """Detected value or built-in default of NAME (no file definitions).
 
-        A name written with a prefix (`STARTD.X`) has none: HTCondor looks it up exactly
-        in the files. An unprefixed name tries the subsystem's own default
+        A name written with a prefix (`MASTER.X`) is looked up exactly (no fallback to
+        `X`); an unprefixed name tries the subsystem's own default
         (`MASTER.PID_SNAPSHOT_INTERVAL` for the master) first.
         """
         key = name.upper()
         if "." in key:
-            return None
+            return self.defaults.raw(key)
         if key in self.detected:
             return self.detected[key]
         if key == f"IS{self.subsystem.upper()}" and self.defaults.raw(key) is not None:

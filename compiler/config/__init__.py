@@ -61,13 +61,15 @@ def load_config(
     subsystem: str = "STARTD",
     allow_commands: bool = False,
     env: Mapping[str, str] | None = None,
+    local_name: str | None = None,
 ) -> Config:
     """Read a configuration the way HTCondor does and return the resulting `Config`.
 
     `path` is a file (read like CONDOR_CONFIG: then LOCAL_CONFIG_DIR / LOCAL_CONFIG_FILE
     it names) or a directory of fragments (read in name order). `text` is configuration
     text (file name `<input>`). With neither: just the era's built-in defaults.
-    `env` replaces os.environ for `$ENV()` and `_CONDOR_*` overrides. Every problem found
+    `env` replaces os.environ for `$ENV()` and `_CONDOR_*` overrides; `local_name` is
+    the daemon's `-local-name` (its `LOCAL.NAME` settings win). Every problem found
     is raised at once (`ConfigError`, or `PolicyErrors` holding several).
     """
     defaults = era_defaults(era)
@@ -76,8 +78,8 @@ def load_config(
     if path is not None:
         resolved = Path(path)
         config_root = str(resolved if resolved.is_dir() else resolved.parent) or "."
-    detected = detected_values(subsystem, config_root)
-    table = Table(defaults, subsystem.upper(), detected)
+    detected = detected_values(subsystem, config_root, local_name)
+    table = Table(defaults, subsystem.upper(), detected, local_name=(local_name or "").upper())
     state = ReadState(table, defaults, Context(environment), allow_commands)
     if text is not None:
         body = decode(text, "<input>") if isinstance(text, bytes) else text

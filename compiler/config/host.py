@@ -83,6 +83,16 @@ def _route_address(family: socket.AddressFamily, documentation_host: str) -> str
         probe.close()
 
 
+def _condor_home() -> str:
+    """The home directory of the `condor` user ($(TILDE)), '' when there is none."""
+    try:
+        import pwd
+
+        return pwd.getpwnam("condor").pw_dir
+    except (ImportError, KeyError):
+        return ""
+
+
 def _user_name() -> str:
     try:
         import pwd
@@ -101,11 +111,16 @@ def _memory_mb() -> int | None:
     return int(pages * size // (1024 * 1024))
 
 
-def detected_values(subsystem: str, config_root: str | None) -> dict[str, str]:
+def detected_values(
+    subsystem: str, config_root: str | None, local_name: str | None = None
+) -> dict[str, str]:
     """Upper-cased name -> value for the computed parameters of this host and subsystem."""
     facts = {name.upper(): value for name, value in _machine_facts().items()}
     facts["SUBSYSTEM"] = subsystem.upper()
-    facts["LOCALNAME"] = subsystem.upper()
+    facts["LOCALNAME"] = local_name or subsystem.upper()
+    tilde = _condor_home()
+    if tilde:
+        facts["TILDE"] = tilde
     facts["USERNAME"] = _user_name()
     facts["PID"] = str(os.getpid())
     facts["PPID"] = str(os.getppid())

@@ -1,7 +1,8 @@
 """The macro table: definitions with provenance, and HTCondor's look-up rules.
 
 A look-up of NAME for subsystem S (and, in the startd, slot N) tries, in order:
-`SLOT<N>_NAME` / `SLOT_TYPE_<T>_NAME` (slot views only), `S.NAME`, `NAME` in the files;
+`SLOT<N>_NAME` / `SLOT_TYPE_<T>_NAME` (slot views only), `LOCAL.NAME` (a daemon started
+with `-local-name LOCAL`), `S.NAME`, `NAME` in the files;
 then the host's detected values and the era's built-in default. An empty value counts as
 undefined for queries but still hides the default (`CLAIM_WORKLIFE =` is infinite, not
 1200). Stage: shared by the reader (while reading) and `Config` (afterwards).
@@ -63,6 +64,7 @@ class Table:
     detected: dict[str, str]
     definitions: dict[str, list[Definition]] = field(default_factory=dict)
     prefixes: tuple[str, ...] = ()
+    local_name: str = ""
 
     def define(self, definition: Definition) -> None:
         self.definitions.setdefault(definition.name.upper(), []).append(definition)
@@ -73,6 +75,8 @@ class Table:
         if "." in key:
             return [key]
         tried = [f"{prefix}{key}" for prefix in self.prefixes]
+        if self.local_name:
+            tried.append(f"{self.local_name.upper()}.{key}")
         if self.subsystem:
             tried.append(f"{self.subsystem.upper()}.{key}")
         tried.append(key)
@@ -117,9 +121,11 @@ class Table:
         """Names that count as a self reference when assigning NAME."""
         key = name.upper()
         names = {key}
-        prefix = f"{self.subsystem.upper()}."
-        if self.subsystem and key.startswith(prefix) and len(key) > len(prefix):
-            names.add(key[len(prefix) :])
+        for owner in (self.local_name, self.subsystem):
+            prefix = f"{owner.upper()}."
+            if owner and key.startswith(prefix) and len(key) > len(prefix):
+                names.add(key[len(prefix) :])
+                break
         return frozenset(names)
 
     def copy(self) -> Table:
@@ -129,4 +135,5 @@ class Table:
             dict(self.detected),
             {k: list(v) for k, v in self.definitions.items()},
             self.prefixes,
+            self.local_name,
         )

@@ -330,3 +330,22 @@ def test_6_2_sample_config_reads_in_its_era_but_not_today() -> None:
         load_config(text=text)
     old = load_config(text=text, era="condor-6.4")
     assert old.get("START") is not None
+
+
+def test_local_name_beats_the_subsystem() -> None:
+    text = "FOO = 1\nSTARTD.FOO = 2\nSTARTD2.FOO = 3\nSTARTD2.BAR = ($(BAR)) x\nBAR = b\n"
+    config = load_config(text=text, local_name="startd2")
+    assert config.get("FOO") == "3"
+    assert config.get("LOCALNAME") == "startd2"
+    assert load_config(text=text).get("FOO") == "2"
+
+
+def test_subsystem_specific_defaults_and_auto_use() -> None:
+    master = load_config(subsystem="MASTER")
+    assert master.get("PID_SNAPSHOT_INTERVAL") == "60"
+    assert load_config().get("PID_SNAPSHOT_INTERVAL") != "60"
+    schedd = load_config(subsystem="SCHEDD")
+    assert "PelicanRetry" in (schedd.get("JOB_TRANSFORM_NAMES") or "")
+    assert load_config().get("JOB_TRANSFORM_NAMES") is None
+    forced = load_config(text="AUTO_USE_POLICY_Always_Run_Jobs = true\n")
+    assert forced.get("MaxJobRetirementTime") == "2147483647"

@@ -110,6 +110,8 @@ def test_at_least_the_startd_templates_are_shipped() -> None:
         "use FEATURE : StaticSlots(2, 4, cpus=1)\nuse FEATURE : PartitionableSlot(1, 50%)\n",
         "use @policy : @desktop\n",
         "use POLICY : Limit_Job_Runtimes()\n",
+        "AUTO_USE_POLICY_Always_Run_Jobs = true\nSTART = False\n",
+        "AUTO_USE_FEATURE_PelicanRetryPolicy = $(NOT_DEFINED)\n",
     ],
 )
 def test_template_combinations_match_htcondor(text: str) -> None:

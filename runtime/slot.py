@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from transitions import Machine
 
@@ -106,14 +106,12 @@ class _Model:
     pair_name: str
 
 
-class JobControl:
+class JobControl(Protocol):
     """What a slot asks of a real job (runtime.jobs.JobProcess implements it)."""
 
-    def start(self, job: Mapping[str, Any]) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
+    def start(self, job: Mapping[str, Any]) -> None: ...
 
-    def signal(self, kind: str) -> None:  # pragma: no cover - interface
-        raise NotImplementedError
+    def signal(self, kind: str) -> None: ...
 
 
 class _Context:

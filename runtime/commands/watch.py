@@ -1,0 +1,179 @@
+"""`condor-policy watch [CONFIG] [--job 'CMD ARGS'] [--job-ad FILE] [--log FILE]
+[--duration S] [--era E] [--semantics manual|code] [--policy NAME] [--plain]`.
+
+Runs one slot of the compiled policy on wall time with this host's real sensors
+(runtime.sensors.real). With `--job`, the watcher acts as schedd and starter: when the
+slot is Unclaimed and START holds for the job ad (`--job-ad`, default Owner = the local
+user, vanilla universe) it claims and activates the slot, which starts the command in its
+own process group; Claimed/Suspended stops it (SIGSTOP), continuing resumes it (SIGCONT),
+Preempting/Vacating sends the soft-kill signal (KillSig, default SIGTERM), Killing and
+KILLING_TIMEOUT send SIGKILL to the group. The job's exit drives the job_exit/starter_exit
+transition, after which the claim is released. A live view (rich) shows the slot; with
+`--plain` or when stdout is not a terminal, transitions are printed as lines.
+
+Ctrl-C, SIGTERM or `--duration` end the watch: the job's process group is killed and
+reaped, the JSONL event log (`--log`) is flushed and closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from compiler.classad.ads import load_ad
+from compiler.errors import PolicyError
+from compiler.policy import compile_policy
+from runtime.clock import WallClock
+from runtime.commands._policy_args import add_policy_arguments, load_policy
+from runtime.eventlog import EventLog
+from runtime.jobs import JobProcess
+from runtime.sensors.real import RealSensors
+from runtime.slot import Slot
+
+NAME = "watch"
+HELP = "Run the policy live on this host's load and keyboard, optionally controlling a real job."
+#: Longest sleep between two looks at the job process and the sensors.
+TICK = 0.25
+
+
+class Stop(Exception):
+    """SIGTERM to the watcher."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_policy_arguments(parser)
+    parser.add_argument("--job", metavar="CMD", help="command to run as the job ('CMD ARGS')")
+    parser.add_argument("--job-ad", metavar="FILE", help="the job's ClassAd attributes")
+    parser.add_argument("--log", metavar="FILE", help="append the JSONL event log here")
+    parser.add_argument("--duration", type=float, metavar="S", help="stop after S seconds")
+    parser.add_argument("--plain", action="store_true", help="print lines, no live view")
+
+
+def _job_ad(path: str | None) -> dict[str, Any]:
+    ad: dict[str, Any] = {"Owner": getpass.getuser(), "JobUniverse": 5, "ImageSize": 1000}
+    if path is not None:
+        if not Path(path).is_file():
+            raise PolicyError("no such job ad file", file=path)
+        ad.update(dict(load_ad(Path(path))))
+    return ad
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    raise Stop
+
+
+class Watcher:
+    """The watch loop, separate from argument parsing so tests can drive it."""
+
+    def __init__(self, slot: Slot, job: JobProcess | None, job_ad: dict[str, Any]) -> None:
+        self.slot = slot
+        self.job = job
+        self.job_ad = job_ad
+        self.claimed_once = False
+
+    def step(self) -> None:
+        slot = self.slot
+        slot.advance(slot.clock.elapsed())
+        if slot.activity == "Benchmarking":
+            # No MIPS/KFLOPS benchmark is run: report it finished (LastBenchmark = now).
+            slot.send("benchmarks_done")
+        if self.job is None:
+            return
+        if slot.state == "Unclaimed" and slot.activity == "Idle" and not self.claimed_once:
+            start = slot.policy.value("START", slot.ad, slot.classad(self.job_ad), slot.clock.now())
+            if start is True:
+                self.claimed_once = True
+                slot.send("claim", job=self.job_ad)
+                if slot.state == "Claimed":
+                    slot.send("activate")
+        if self.job.proc is not None and self.job.returncode is None:
+            code = self.job.poll()
+            if code is not None:
+                event = "job_exit" if slot.activity in ("Busy", "Retiring") else "starter_exit"
+                slot.send(event)
+                if slot.state == "Claimed" and slot.activity == "Idle":
+                    slot.send("release")
+
+    def wait(self) -> None:
+        due = self.slot.next_due()
+        now = self.slot.clock.elapsed()
+        delay = TICK if due is None else min(TICK, max(0.0, due - now))
+        time.sleep(delay)
+
+
+def run(args: argparse.Namespace) -> int:
+    choice = load_policy(args)
+    table = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
+    log = EventLog(args.log) if args.log else None
+    plain = args.plain or not sys.stdout.isatty()
+
+    def listener(record: dict[str, Any]) -> None:
+        if log is not None:
+            log.write(record)
+        if plain and record.get("kind") == "transition":
+            print(
+                f"t={record['t']} #{record['number']}: {'/'.join(record['from'])} -> "
+                f"{'/'.join(record['to'])} ({record['reason']})",
+                flush=True,
+            )
+
+    job = JobProcess(shlex.split(args.job), listener=listener) if args.job else None
+    sensors = RealSensors(job_cpu=job.tree_cpu_seconds if job else (lambda: 0.0))
+    slot = Slot(
+        table,
+        sensors,
+        WallClock(),
+        config=choice.config,
+        jobs=job,
+        job=_job_ad(args.job_ad),
+        listener=listener,
+    )
+    sensors.owner_state = lambda: slot.state == "Owner"
+    watcher = Watcher(slot, job, slot.request_job)
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    end = None if args.duration is None else time.time() + args.duration
+    said = 0
+    try:
+        slot.start()
+        view = None if plain else _view()
+        if view is not None:
+            view.__enter__()
+        try:
+            while end is None or time.time() < end:
+                watcher.step()
+                for note in sensors.notes[said:]:
+                    listener({"t": round(slot.clock.elapsed(), 3), "kind": "note", "note": note})
+                    if plain:
+                        print(f"note: {note}", flush=True)
+                said = len(sensors.notes)
+                if view is not None:
+                    view.update(slot, sensors.notes, job.pid if job else None)
+                watcher.wait()
+        finally:
+            if view is not None:
+                view.__exit__(None, None, None)
+    except (KeyboardInterrupt, Stop):
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if job is not None:
+            job.kill_all()
+        if log is not None:
+            log.write({"t": round(slot.clock.elapsed(), 3), "kind": "stop"})
+            log.close()
+    if plain:
+        print(f"# ends {slot.state}/{slot.activity}", flush=True)
+    return 0
+
+
+def _view() -> Any:
+    from runtime.view import LiveView
+
+    return LiveView()

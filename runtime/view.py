@@ -1,0 +1,107 @@
+"""The live terminal view of a watched slot (rich): state, sensors, guards, last transitions.
+
+Stage: runtime output, presentation only. `render(slot, ...)` builds a rich renderable
+from a `runtime.slot.Slot`: the state/activity and time in it, the sensor values, the
+guards of the rows leaving the current pair with their current truth value, the running
+job, and the last transitions with their reasons. `LiveView` wraps `rich.live.Live`;
+when stdout is not a terminal the watch command prints transitions as text instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+SENSOR_NAMES = (
+    "KeyboardIdle",
+    "ConsoleIdle",
+    "LoadAvg",
+    "CondorLoadAvg",
+    "TotalLoadAvg",
+    "Memory",
+    "Disk",
+    "Cpus",
+    "ClockMin",
+    "ClockDay",
+)
+
+
+def guard_values(slot: Any) -> list[tuple[str, str, bool | None]]:
+    """(row number, simplified guard, holds now) for the policy guards leaving this pair."""
+    out: list[tuple[str, str, bool | None]] = []
+    my = slot.ad
+    job = slot.record.job
+    target = slot.classad(job) if job is not None else None
+    now = int(slot.clock.now())
+    for row in slot.table.rows_from(slot.pair):
+        for trig, guard in zip(row.transition.triggers, row.triggers, strict=True):
+            if guard is None or trig.kind not in ("policy", "immediate"):
+                continue
+            ctx_target = None if trig.against == "local" else target
+            try:
+                value: bool | None = guard.test(my, ctx_target, now=now)
+            except Exception:  # a display must not stop the watcher
+                value = None
+            out.append((str(row.number), guard.simplified, value))
+    return out
+
+
+def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> Group:
+    now = slot.clock.now()
+    header = Text.assemble(
+        (f"{slot.state}/{slot.activity}", "bold cyan"),
+        f"  for {int(now - slot.record.entered_activity)} s",
+        f"   job pid {job_pid}" if job_pid else "",
+        f"   {slot.table.era} ({slot.table.semantics})",
+    )
+    sensors = Table(title="sensors", show_header=False, box=None)
+    ad = slot.ad
+    for name in SENSOR_NAMES:
+        if name in ad:
+            sensors.add_row(name, str(ad[name]))
+    guards = Table(title="guards leaving this state", box=None)
+    guards.add_column("#")
+    guards.add_column("guard", overflow="fold")
+    guards.add_column("now")
+    for number, text, value in guard_values(slot):
+        style = {True: "bold green", False: "dim", None: "red"}[value]
+        guards.add_row(number, text, Text(str(value), style=style))
+    fired = Table(title="last transitions", box=None)
+    fired.add_column("t")
+    fired.add_column("#")
+    fired.add_column("from -> to")
+    fired.add_column("reason", overflow="fold")
+    for f in slot.fired[-8:]:
+        fired.add_row(
+            str(int(f.t)),
+            str(f.number),
+            f"{'/'.join(f.source)} -> {'/'.join(f.target)}",
+            f.reason,
+        )
+    parts: list[Any] = [Panel(header), sensors, guards, fired]
+    if notes:
+        parts.append(Text("\n".join(notes), style="yellow"))
+    return Group(*parts)
+
+
+class LiveView:
+    """A rich Live display refreshed by the watch loop."""
+
+    def __init__(self) -> None:
+        self.live = Live(auto_refresh=False, transient=False)
+
+    def __enter__(self) -> LiveView:
+        self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.live.__exit__(None, None, None)
+
+    def update(self, slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> None:
+        self.live.update(render(slot, notes, job_pid), refresh=True)

@@ -96,12 +96,14 @@ def resolve_trace(spec: EraSpec, trace: Sequence[TraceStep]) -> tuple[Transition
 
     An "unnumbered:<name>" without "@source" (as the runtime reports it) names several
     rows; the one leaving the pair the slot is in (the previous row's target, or the
-    initial pair) is taken. Unknown or ambiguous steps raise `DiagramError`.
+    initial pair, or the step's own "from" when it is a jsonl mapping) is taken.
+    Unknown or ambiguous steps raise `DiagramError`.
     """
     found: list[Transition] = []
     current: Pair = spec.initial
     for index, step in enumerate(trace, start=1):
         key = _step_key(step, index)
+        current = _step_source(step) or current
         row = _resolve_step(spec, key, current, index)
         found.append(row)
         current = row.target
@@ -113,6 +115,15 @@ def _leaves(row: Transition, pair: Pair) -> bool:
     if pair.is_wildcard:
         return row.source.state == pair.state
     return row.source == pair
+
+
+def _step_source(step: TraceStep) -> Pair | None:
+    """The "from" pair a jsonl step reports, if any."""
+    if isinstance(step, Mapping):
+        match step.get("from"):
+            case [str() as state, str() as activity]:
+                return Pair(state, activity)
+    return None
 
 
 def _step_key(step: TraceStep, index: int) -> int | str:

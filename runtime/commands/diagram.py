@@ -1,13 +1,15 @@
 """`condor-policy diagram [CONFIG] [--era E] [--policy P] [--states-only] [--show-guards]
-[--semantics manual|code] [--unnumbered] [--no-policy] [--assume A=V] [--highlight STEPS]
--o FILE`.
+[--semantics manual|code] [--unnumbered] [--no-policy] [--assume A=V]
+[--trace FILE | --highlight STEPS] -o FILE`.
 
 Draws the era's numbered state/activity figure (or, with `--states-only`, the lettered
 state figure) for a compiled policy: transitions the policy makes impossible dashed and
 grey, always-true ones green, each edge's simplified guard as its SVG tooltip (and under
-its number with `--show-guards`). `--no-policy` draws the spec alone. `--highlight`
-lays a run over the figure: a comma list of transition numbers/ids ("1,6,9,11") or a
-file of them, one per line, or `run --format jsonl` output. The output format is the
+its number with `--show-guards`). `--no-policy` draws the spec alone. `--trace FILE`
+replays a trace (DESIGN.md trace files, as `condor-policy run`) and lays the path the
+slot took over the figure, step numbers on the edges; `--highlight` does the same for a
+given list: transition numbers/ids ("1,6,9,11"), a file of them, or `run --format
+jsonl` output. The output format is the
 file's extension: .svg, .png, .pdf (need Graphviz's `dot` program) or .dot/.gv (text).
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +26,14 @@ from compiler.errors import PolicyError
 from compiler.policy import compile_policy
 from compiler.spec import load_spec
 from compiler.table import StateTable
-from runtime.commands._policy_args import PolicyChoice, add_policy_arguments, load_policy
+from runtime.commands._policy_args import (
+    DEFAULT_ERA,
+    PolicyChoice,
+    add_policy_arguments,
+    load_policy,
+)
 from runtime.commands.compile import parse_assumption
+from runtime.trace import Trace, read_trace, replay
 
 NAME = "diagram"
 HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF or DOT."
@@ -69,7 +77,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="fix an attribute to a ClassAd literal before simplifying, as for compile "
         "(e.g. KeyboardIdle=0: what is dead while the owner types); repeatable",
     )
-    parser.add_argument(
+    parser.set_defaults(era=None, semantics=None)  # a --trace file may name them
+    paths = parser.add_mutually_exclusive_group()
+    paths.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="replay this trace (as `condor-policy run` does) and highlight its path",
+    )
+    paths.add_argument(
         "--highlight",
         metavar="STEPS",
         help="highlight a run: '1,6,9,11', or a file of numbers/ids or of "
@@ -78,25 +93,56 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    trace_file = read_trace(args.trace) if args.trace else None
+    if trace_file is not None:  # like `run`: the trace's era/semantics unless given
+        args.era = args.era or trace_file.era
+        args.semantics = args.semantics or trace_file.semantics
+    args.era = args.era or DEFAULT_ERA
+    args.semantics = args.semantics or "manual"
     choice = load_policy(args)
     spec = load_spec(choice.era, choice.semantics)
     assume = dict(parse_assumption(text) for text in args.assume)
-    table = None if args.no_policy else _compile(choice, assume)
-    trace = read_steps(args.highlight) if args.highlight else None
+    described = choice.description
+    steps: Sequence[TraceStep] | None = None
+    table: StateTable | None
+    if trace_file is not None:
+        table, steps = _replay(choice, trace_file, assume)
+        source = args.trace
+        if trace_file.config:
+            described = f"{described} + {args.trace} config"
+    else:
+        table = None if args.no_policy else _compile(choice, assume)
+        steps = read_steps(args.highlight) if args.highlight else None
+        source = args.highlight
     try:
         diagram = extract(
             spec,
             table,
-            trace,
+            steps,
             kind="states" if args.states_only else "activities",
             unnumbered=args.unnumbered,
-            policy=choice.description,
+            policy=described,
         )
-    except DiagramError as err:  # only the trace can be wrong here
-        err.file = err.file or args.highlight
+    except DiagramError as err:  # only the steps can be wrong here
+        err.file = err.file or source
         raise
     write(diagram, args.output, show_guards=args.show_guards)
     return 0
+
+
+def _replay(
+    choice: PolicyChoice, trace: Trace, assume: Mapping[str, Any]
+) -> tuple[StateTable, list[TraceStep]]:
+    """Compile (with the trace's `config:` on top, as `run` does) and replay the trace;
+    the fired rows by id, so code-only rows resolve exactly."""
+    config = choice.config
+    if trace.config:
+        config = config.with_overrides(trace.config, source=f"{trace.file} config")
+    table = compile_policy(config, choice.era, choice.semantics)
+    slot = replay(trace, table, config=config)
+    if assume:  # the figure shows the policy under the assumptions; the run is real
+        table = compile_policy(config, choice.era, choice.semantics, assume=assume)
+    return table, [(fired.t, fired.id) for fired in slot.fired]
 
 
 def _compile(choice: PolicyChoice, assume: Mapping[str, Any]) -> StateTable:

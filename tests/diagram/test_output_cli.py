@@ -129,3 +129,41 @@ def test_cli_assume_fixes_attributes_before_simplifying(tmp_path: Path) -> None:
     args = ["diagram", "--policy", "Desktop", "--assume", "KeyboardIdle=0", "-o", str(out)]
     assert main(args) == 0
     assert _number_edge(parse(out.read_text()), "1").attrs["style"] == "dashed"
+
+
+TRACE = """\
+era: htcondor-current
+config: {START: "KeyboardIdle > 15 * 60", SUSPEND: "KeyboardIdle < 60",
+         WANT_SUSPEND: "true", CONTINUE: "KeyboardIdle > 300", PREEMPT: "false"}
+machine: {KeyboardIdle: 3400, LoadAvg: 0.1, CondorLoadAvg: 0.0}
+job: {Owner: "coltrane", ImageSize: 2000, JobUniverse: 5}
+steps:
+  - {t: 0, tick: true}
+  - {t: 1, event: benchmarks_done}
+  - {t: 900, event: match}
+  - {t: 905, event: claim}
+  - {t: 910, event: activate}
+  - {t: 1500, set: {KeyboardIdle: 0}}
+  - {t: 1510, tick: true}
+  - {t: 1600, set: {KeyboardIdle: 1000}}
+  - {t: 1610, tick: true}
+  - {t: 4000, event: job_exit}
+"""
+
+
+def test_cli_trace_is_replayed_and_its_path_highlighted(tmp_path: Path) -> None:
+    # the manual's story: Owner -> Unclaimed (1), benchmarks (3, 4), match (6), claim
+    # (9), activate (11), the owner types: suspend (14), leaves: continue (15), the job
+    # exits (12)
+    trace = tmp_path / "story.yaml"
+    trace.write_text(TRACE)
+    out = tmp_path / "story.dot"
+    assert main(["diagram", "--trace", str(trace), "-o", str(out)]) == 0
+    graph = parse(out.read_text())
+    path = {"1": 1, "3": 2, "4": 3, "6": 4, "9": 5, "11": 6, "14": 7, "15": 8, "12": 9}
+    for number, step in path.items():
+        label = text_of(_number_edge(graph, number).attrs["label"])
+        assert f"[{step}]" in label, (number, label)
+    for number in ("2", "5", "13", "10"):
+        assert "[" not in text_of(_number_edge(graph, number).attrs["label"])
+    assert "story.yaml config" in text_of(graph.attrs["label"])

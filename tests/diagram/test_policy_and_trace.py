@@ -180,3 +180,13 @@ def test_show_guards_names_the_other_triggers_so_a_false_guard_on_a_live_edge_re
     # 22 vs 23 differ only in their event guard: short ones are named
     e22 = _edge(parse(to_dot(extract(SPEC), show_guards=True)), "22")
     assert "starter_exit if !HasPreemptingClaim" in text_of(e22.attrs["label"])
+
+
+def test_jsonl_from_pair_picks_the_code_only_row() -> None:
+    # the runtime reports "unnumbered:<name>" and the pair it left; that pair decides
+    steps = [
+        {"t": 0, "number": 1, "from": ["Owner", "Idle"]},
+        {"t": 9, "number": "unnumbered:kill_claim", "from": ["Claimed", "Retiring"]},
+    ]
+    rows = resolve_trace(SPEC, steps)
+    assert rows[1].id == "unnumbered:kill_claim@Claimed/Retiring"

@@ -97,7 +97,8 @@ Draw your own with the same pipeline:
     condor-policy diagram --policy Desktop --states-only -o s.png  # lettered figure
     condor-policy diagram --era condor-6.8 --show-guards -o g.pdf   # guards on arrows
     condor-policy diagram --semantics code --unnumbered -o c.svg   # code-only rows too
-    condor-policy diagram --highlight 1,6,9,11,14 -o run.svg       # a run's path
+    condor-policy diagram --trace story.yaml -o run.svg            # a replayed trace's path
+    condor-policy diagram --highlight 1,6,9,11,14 -o path.svg      # a given path
 
 The renderer is a pipeline: `compiler.diagram.extract` (spec + compiled table + trace
 -> `Diagram`, the model in `compiler/diagram/model.py`) -> `render_dot.to_dot`. To add

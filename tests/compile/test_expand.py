@@ -175,3 +175,15 @@ def test_unknown_era_and_semantics_are_policy_errors() -> None:
         compile_policy(era="condor-7.0")
     with pytest.raises(PolicyError):
         compile_policy(era=CURRENT, semantics="folklore")
+
+
+def test_attribute_table() -> None:
+    from compiler.attributes import load_attributes
+
+    table = load_attributes()
+    assert {"keyboardidle", "state", "jobstart", "clockmin"} <= table.machine()
+    assert {"imagesize", "owner", "jobuniverse"} <= table.job()
+    assert "cpubusyvalue" in table.machine("htcondor-current")
+    assert "cpubusyvalue" not in table.machine("condor-6.8")
+    entry = table.get("KEYBOARDIDLE")
+    assert entry is not None and entry.when == "always" and entry.meaning

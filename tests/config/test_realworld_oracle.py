@@ -79,3 +79,21 @@ def test_other_daemons_see_what_htcondor_shows_them(path: Path, subsystem: str) 
     result = compare(path, subsystem=subsystem)
     assert result.our_error is None and not result.oracle_refused
     assert result.mismatches == {}
+
+
+def test_etc_condor_layout_with_config_d_matches_htcondor(tmp_path: Path) -> None:
+    """The packaged layout: condor_config naming config.d, fragments read in name order."""
+    (tmp_path / "config.d").mkdir()
+    (tmp_path / "config.d" / "00-base").write_text("use POLICY : Desktop\nMINUTE = 30\n")
+    (tmp_path / "config.d" / "50-site.config").write_text('START = ($(START)) || Owner == "x"\n')
+    (tmp_path / "config.d" / "60-skip.rpmsave").write_text("START = False\n")
+    (tmp_path / "config.d" / "70-local.config").write_text(
+        f"LOCAL_CONFIG_FILE = {tmp_path}/condor_config.local\n"
+    )
+    (tmp_path / "condor_config.local").write_text("SUSPEND = False\n")
+    root = tmp_path / "condor_config"
+    root.write_text(f"ETC = {tmp_path}\nLOCAL_CONFIG_DIR = $(ETC)/config.d\n")
+    result = compare(root)
+    assert result.our_error is None and not result.oracle_refused, result.oracle_message
+    assert result.mismatches == {}
+    assert result.compared > 900

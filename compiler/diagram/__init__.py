@@ -2,7 +2,7 @@
 state figure of an era, optionally showing what a compiled policy and a trace do.
 
 Stage: spec IR (+ `StateTable`, + trace) -> `extract` -> diagram model (`model`) ->
-renderer (`render_dot`; chosen by file extension in `output`). Like the rest of the
+renderer (`render_dot`, `render_mermaid`; chosen by file extension in `output`). Like the rest of the
 compiler it never prints or exits; problems are `DiagramError`s (`GraphvizMissing` when
 SVG/PNG/PDF is asked for and the `dot` program is not installed; DOT output needs none).
 
@@ -14,10 +14,9 @@ title=None, policy=None) -> Diagram`; `resolve_trace(spec, trace)`;
 show_guards=False) -> bytes`; `write(diagram, path, *, show_guards=False)`;
 the model classes `Diagram`, `Node`, `Cluster`, `Edge`; `FORMATS`.
 
-Adding a renderer (e.g. Mermaid): write `compiler/diagram/render_mermaid.py` with a
-`to_mermaid(diagram: Diagram) -> str` that walks `diagram.clusters`, `nodes` and
-`edges` (kind, status, steps say how to style each), and add one entry to
-`output.FORMATS` (".mmd"). Nothing else changes.
+Adding a renderer: one module with `to_X(diagram: Diagram) -> str` that walks
+`diagram.clusters`, `nodes` and `edges` (kind, status, steps say how to style each),
+and one entry in `output.FORMATS`. `render_mermaid` (".mmd") was added exactly so.
 """
 
 from compiler.diagram.errors import DiagramError, GraphvizMissing

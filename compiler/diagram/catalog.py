@@ -101,11 +101,11 @@ Draw your own with the same pipeline:
     condor-policy diagram --highlight 1,6,9,11,14 -o path.svg      # a given path
 
 The renderer is a pipeline: `compiler.diagram.extract` (spec + compiled table + trace
--> `Diagram`, the model in `compiler/diagram/model.py`) -> `render_dot.to_dot`. To add
-another output, e.g. Mermaid, write one module `compiler/diagram/render_mermaid.py` with
-`to_mermaid(diagram) -> str` walking `diagram.clusters`, `nodes` and `edges` (each edge
-says its kind, status and trace steps) and register it in `compiler/diagram/output.py`
-`FORMATS` under ".mmd"; the model and the extraction stay as they are.
+-> `Diagram`, the model in `compiler/diagram/model.py`) -> a renderer chosen by the
+output's extension (`compiler/diagram/output.py` `FORMATS`). Adding an output is one
+module that reads the model plus one `FORMATS` entry; the Mermaid renderer was added
+exactly so (`compiler/diagram/render_mermaid.py`, `-o figure.mmd`: a flowchart GitHub
+draws; no tooltips there), and extraction and model did not change for it.
 """
 
 

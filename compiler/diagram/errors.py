@@ -9,7 +9,8 @@ INSTALL_HINT = (
     "the Graphviz 'dot' program was not found on PATH; install Graphviz "
     "(Debian/Ubuntu: apt-get install graphviz; Fedora/RHEL: dnf install graphviz; "
     "macOS: brew install graphviz; conda: conda install -c conda-forge graphviz) "
-    "or write DOT text instead (-o FILE.dot), which needs no Graphviz program"
+    "or write DOT or Mermaid text instead (-o FILE.dot, -o FILE.mmd), which needs no "
+    "Graphviz program"
 )
 
 

@@ -1,9 +1,9 @@
 """Choose a renderer by the output file's extension and produce the file's bytes.
 
 Stage: `Diagram` -> bytes for a path. `FORMATS` is the whole dispatch: an extension maps
-to a function `(diagram, show_guards) -> bytes`. Adding a renderer (say Mermaid, in a
-new module `render_mermaid.py` with `to_mermaid(diagram) -> str`) means adding one entry
-here (`".mmd": _text(render_mermaid.to_mermaid)`); extract and model do not change.
+to a function `(diagram, show_guards) -> bytes`. Adding a renderer means one module
+that reads the model and one entry here; the Mermaid renderer (`render_mermaid.py`,
+".mmd") was added exactly so, and extract and model did not change for it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from compiler.diagram import render_dot
+from compiler.diagram import render_dot, render_mermaid
 from compiler.diagram.errors import DiagramError
 from compiler.diagram.model import Diagram
 
@@ -29,8 +29,13 @@ def _graphviz(fmt: str) -> Renderer:
     return render
 
 
-#: Output extension -> renderer. ".dot"/".gv" need no Graphviz program.
+def _mermaid_text(diagram: Diagram, show_guards: bool) -> bytes:
+    return render_mermaid.to_mermaid(diagram, show_guards=show_guards).encode("utf-8")
+
+
+#: Output extension -> renderer. ".dot"/".gv"/".mmd" need no Graphviz program.
 FORMATS: Mapping[str, Renderer] = {
+    ".mmd": _mermaid_text,
     ".dot": _dot_text,
     ".gv": _dot_text,
     ".svg": _graphviz("svg"),

@@ -9,8 +9,8 @@ its number with `--show-guards`). `--no-policy` draws the spec alone. `--trace F
 replays a trace (DESIGN.md trace files, as `condor-policy run`) and lays the path the
 slot took over the figure, step numbers on the edges; `--highlight` does the same for a
 given list: transition numbers/ids ("1,6,9,11"), a file of them, or `run --format
-jsonl` output. The output format is the
-file's extension: .svg, .png, .pdf (need Graphviz's `dot` program) or .dot/.gv (text).
+jsonl` output. The output format is the file's extension: .svg, .png, .pdf (need
+Graphviz's `dot` program), .dot/.gv or .mmd (Mermaid flowchart) text.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--output",
         metavar="FILE",
         required=True,
-        help="output file; its extension picks the format: .svg .png .pdf .dot",
+        help="output file; its extension picks the format: .svg .png .pdf .dot .mmd (Mermaid)",
     )
     parser.add_argument(
         "--states-only",

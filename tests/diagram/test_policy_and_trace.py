@@ -7,37 +7,12 @@ the SVG tooltip and, with show_guards, under the number), not what a policy comp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pytest
 
-from compiler.classad import parse as parse_classad
 from compiler.diagram import DiagramError, extract, resolve_trace, to_dot
-from compiler.spec import EraSpec, load_spec
-from compiler.table import CompiledGuard, Row, StateTable, Status
+from compiler.spec import load_spec
 from tests.diagram.dotparse import Edge, Graph, bold_of, parse, text_of
-
-
-def fake_table(
-    spec: EraSpec, statuses: Mapping[str, Status], guards: Mapping[str, str] | None = None
-) -> StateTable:
-    rows = []
-    for t in spec.transitions:
-        text = (guards or {}).get(t.id)
-        guard = None
-        if text is not None:
-            guard = CompiledGuard(
-                text=t.guard,
-                against="job",
-                expanded=text,
-                simplified=text,
-                expr=parse_classad("true"),
-                status=statuses.get(t.id, "live"),
-            )
-        rows.append(
-            Row(t, guard, tuple(None for _ in t.triggers), (), statuses.get(t.id, "live"), None)
-        )
-    return StateTable(spec.era, spec.semantics, tuple(rows), spec, source="hand-made")
+from tests.diagram.helpers import fake_table
 
 
 def _edge(graph: Graph, number: str) -> Edge:

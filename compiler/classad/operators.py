@@ -220,7 +220,9 @@ _SCALAR_TYPES: Final = (bool, int, float, str)
 
 def _kind(v: Value) -> type:
     t = type(v)
-    return t if t in _SCALAR_TYPES or t is list else dict
+    if t in _SCALAR_TYPES:
+        return t
+    return list if isinstance(v, list) else dict
 
 
 def identical(a: Value, b: Value) -> Value:

@@ -70,6 +70,9 @@ class ClassAd(MutableMapping[str, Raw]):
     def __repr__(self) -> str:
         return f"ClassAd({dict(self.items())!r})"
 
+    def copy(self) -> ClassAd:
+        return ClassAd(self)
+
     def lowered(self) -> dict[str, Raw]:
         """The attributes keyed by lower-case name (shared, do not modify)."""
         return self._raw

@@ -82,7 +82,7 @@ class PolicyExprs:
 
     def number(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> float | None:
         value = self.value(name, my, target, now)
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if not isinstance(value, int | float):  # bool is an int: TRUE ranks 1, as in C
             return None
         return float(value)
 
@@ -114,6 +114,18 @@ def policy_exprs(spec: EraSpec, config: Config) -> PolicyExprs:
         expr = expander.guard(name, against)
         exprs[name] = compile_expr(expr)
         texts[name] = unparse(expr)
+    # The startd publishes its policy knobs (and the _VANILLA/_VM variants) in the slot ad.
+    for policy in spec.policies:
+        for name in (policy.name, *(policy.name + v for v in policy.variants)):
+            if name in texts or name in exprs:
+                continue
+            value = config.get(name)
+            if value:
+                try:
+                    parse(value)
+                except Exception:  # a knob that does not parse is the compiler's report
+                    continue
+                texts.setdefault(name, value)
     cpu_busy = config.get("CpuBusy")
     if cpu_busy:
         exprs["CpuBusy"] = compile_expr(parse(cpu_busy))

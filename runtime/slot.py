@@ -207,7 +207,7 @@ class Slot:
         self.published = {
             name: parse(text)
             for name, text in self.policy.texts.items()
-            if name in ("START", "RANK", "CpuBusy")
+            if name not in ("MaxJobRetirementTime", "MachineMaxVacateTime")
         }
 
     # ------------------------------------------------------------------ public view

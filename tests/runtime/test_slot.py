@@ -1,0 +1,226 @@
+"""The slot's machine, ad and timers against the manuals' statements (not against itself)."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import pytest
+from transitions import Machine
+
+from compiler.classad import evaluate
+from compiler.machine import GuardCondition, to_transitions, trigger_name
+from compiler.spec.ir import Action, Pair
+from runtime.ads import SlotState, account, retirement_remaining, totals
+from runtime.clock import SimClock
+from runtime.eventlog import EventLog
+from runtime.sensors.fake import FakeSensors
+from runtime.sensors.real import RealSensors, assign_loads
+from runtime.slot import Slot, SlotError
+from runtime.view import guard_values, render
+from tests.runtime.support import compiled
+
+SIMPLE = (
+    ("RunBenchmarks", "False"),
+    ("WANT_VACATE", "True"),
+    ("RANK", 'Owner == "garrison"'),
+    ("MaxJobRetirementTime", "3600"),
+)
+
+
+def slot(era: str = "htcondor-current", semantics: str = "manual", **kw: object) -> Slot:
+    config, table = compiled(era, semantics, SIMPLE)
+    clock = SimClock()
+    s = Slot(table, FakeSensors(start=clock.now()), clock, config=config, job={"Owner": "tyner"})
+    s.start()
+    return s
+
+
+@pytest.mark.parametrize("era", ["condor-6.4", "condor-6.8", "htcondor-current"])
+def test_machine_kwargs(era: str) -> None:
+    _, table = compiled(era, "manual", SIMPLE)
+    kwargs = to_transitions(table)
+    assert kwargs["auto_transitions"] is False
+    assert set(kwargs["states"]) == {str(p.pair) for p in table.spec.pairs}
+    machine = Machine(model=None, **kwargs)
+    # every numbered row is a trigger, its conditions are the row's compiled guards
+    for row in table.numbered():
+        for index, guard in enumerate(row.triggers):
+            assert trigger_name(row.id, index) in machine.events
+            for spec in kwargs["transitions"]:
+                if spec["trigger"] == trigger_name(row.id, index) and guard is not None:
+                    assert spec["conditions"][0] == GuardCondition(
+                        guard, row.transition.triggers[index].against
+                    )
+
+
+def test_wildcard_row_has_one_transition_per_activity_choice() -> None:
+    _, table = compiled("htcondor-current", "manual", SIMPLE)
+    specs = [s for s in to_transitions(table)["transitions"] if s["trigger"] == "13#0"]
+    assert len(specs) == 1 and specs[0]["dest"] == "Claimed/Retiring"
+    specs = [s for s in to_transitions(table)["transitions"] if s["trigger"] == "18#0"]
+    assert [s["dest"] for s in specs] == ["Preempting/Vacating", "Preempting/Killing"]
+    assert specs[0]["conditions"][-1].after == ()
+
+
+def test_ad_follows_the_claim() -> None:
+    s = slot()
+    ad = s.ad
+    assert (ad["State"], ad["Activity"], ad["CurrentRank"]) == ("Unclaimed", "Idle", 0.0)
+    assert "RemoteOwner" not in ad and "JobStart" not in ad
+    s.clock.advance_to(10)
+    s.send("match")
+    assert evaluate("Requirements", s.ad) is False  # Matched lies about START
+    s.send("claim", job={"Owner": "garrison"})
+    ad = s.ad
+    assert (ad["RemoteOwner"], ad["CurrentRank"], ad["EnteredCurrentState"]) == (
+        "garrison",
+        1.0,
+        1_000_000_010,
+    )
+    s.clock.advance_to(20)
+    s.send("activate")
+    assert s.ad["JobStart"] == 1_000_000_020
+    assert s.ad["EnteredCurrentActivity"] == 1_000_000_020
+    assert s.ad["EnteredCurrentState"] == 1_000_000_010
+    s.advance(100)
+    assert s.ad["TotalJobRunTime"] == 80
+
+
+def test_run_time_pauses_while_suspended() -> None:
+    state = SlotState(job={"Owner": "x"}, job_running=True, job_start=0.0)
+    busy, suspended = Pair("Claimed", "Busy"), Pair("Claimed", "Suspended")
+    state = account(state, busy, suspended, 100.0)
+    state = account(state, suspended, busy, 160.0)
+    assert totals(state, busy, 200.0) == (140.0, 60.0, 140.0, 60.0)
+
+
+def test_job_may_only_lower_max_job_retirement_time() -> None:
+    s = slot()
+    s.send("claim")
+    s.send("activate")
+    here = Pair("Claimed", "Busy")
+    base = s.record
+    assert retirement_remaining(base, here, s.clock.now(), s.policy, s.ad) == 3600
+    lower = base.__class__(**{**_fields(base), "job": {"MaxJobRetirementTime": 100}})
+    higher = base.__class__(**{**_fields(base), "job": {"MaxJobRetirementTime": 9999}})
+    assert retirement_remaining(lower, here, s.clock.now(), s.policy, s.ad) == 100
+    assert retirement_remaining(higher, here, s.clock.now(), s.policy, s.ad) == 3600
+    peaceful = base.__class__(**{**_fields(base), "peaceful": True})
+    assert math.isinf(retirement_remaining(peaceful, here, s.clock.now(), s.policy, s.ad))
+
+
+def _fields(state: SlotState) -> dict[str, object]:
+    return {name: getattr(state, name) for name in state.__slots__}  # type: ignore[attr-defined]
+
+
+def test_unknown_event_and_bad_how_are_errors() -> None:
+    s = slot()
+    with pytest.raises(SlotError, match="unknown event 'evict'"):
+        s.send("evict")
+    with pytest.raises(SlotError, match="how must be one of"):
+        s.send("vacate", how="slowly")
+
+
+def test_worse_preempting_claim_is_refused() -> None:
+    s = slot()
+    s.send("claim", job={"Owner": "garrison"})
+    s.send("activate")
+    assert s.send("preempting_claim", job={"Owner": "tyner"}) is False
+    assert s.record.preempting_job is None
+    assert s.send("preempting_claim", job={"Owner": "garrison"}) is True
+    assert s.pair_tuple() == ("Claimed", "Retiring")
+
+
+def test_polling_intervals_per_state() -> None:
+    s = slot()
+    assert s.next_due() == 300  # Unclaimed: UPDATE_INTERVAL
+    s.send("claim")
+    s.poll()
+    assert s.next_due() == 5  # Claimed: POLLING_INTERVAL
+
+
+def test_cpu_busy_time_is_a_duration_in_6x_and_a_timestamp_now() -> None:
+    for era, expected in (("condor-6.8", 40), ("htcondor-current", None)):
+        config, table = compiled(era, "manual", (*SIMPLE, ("CpuBusy", "LoadAvg > 0.5")))
+        clock = SimClock()
+        sensors = FakeSensors(start=clock.now())
+        s = Slot(table, sensors, clock, config=config)
+        s.advance(60)
+        s.set_sensors({"LoadAvg": 1.0})
+        s.poll()
+        s.advance(100)
+        busy_time = s.ad["CpuBusyTime"]
+        if expected is None:
+            assert busy_time == 1_000_000_060 and s.ad["CpuBusyValue"] == 1
+        else:
+            assert busy_time == expected
+
+
+def test_idle_times_count_up_from_the_last_value_set() -> None:
+    sensors = FakeSensors(start=0.0)
+    sensors.set({"KeyboardIdle": 34}, 0.0)
+    assert sensors.read(900.0)["KeyboardIdle"] == 934
+    sensors.set({"KeyboardIdle": 0}, 1000.0)
+    assert sensors.read(1010.0)["KeyboardIdle"] == 10
+    assert FakeSensors(idle_ages=False, start=0.0).read(50.0)["KeyboardIdle"] == 0
+
+
+def test_load_assignment_of_seed_002() -> None:
+    # 4 slots, Condor load 1.0 on slot 0, total 3.4: owner load first to Owner slots
+    assert assign_loads(3.4, [1.0, 0, 0, 0], [False, False, True, False]) == pytest.approx(
+        [2.0, 0.4, 1.0, 0.0]
+    ) or assign_loads(3.4, [1.0, 0, 0, 0], [False, False, True, False]) == pytest.approx(
+        [1.0, 1.0, 1.0, 0.4]
+    )
+    assert assign_loads(0.5, [0.0], [False]) == [0.5]
+    assert assign_loads(2.5, [0.0, 0.0], [False, False]) == pytest.approx([1.5, 1.0])
+
+
+def test_real_sensors_read_every_attribute() -> None:
+    values = RealSensors().read(1_700_000_000.0)
+    for name in ("LoadAvg", "CondorLoadAvg", "TotalLoadAvg", "KeyboardIdle", "ConsoleIdle",
+                 "Memory", "Disk", "Cpus", "ClockMin", "ClockDay"):  # fmt: skip
+        assert name in values
+    assert values["KeyboardIdle"] <= values["ConsoleIdle"]
+    assert 0 <= values["ClockMin"] < 24 * 60 and 0 <= values["ClockDay"] <= 6
+
+
+def test_event_log_is_one_flushed_json_line_per_record() -> None:
+    stream = io.StringIO()
+    config, table = compiled("htcondor-current", "manual", SIMPLE)
+    log = EventLog(stream)
+    s = Slot(table, config=config, listener=log)
+    s.start()
+    s.send("match")
+    records = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert [r["kind"] for r in records if r["kind"] == "transition"] == ["transition"] * 2
+    assert records[-1]["kind"] in ("transition", "timer")
+    assert any(r.get("reason") == "protocol match" for r in records)
+
+
+def test_view_renders_guards_with_values() -> None:
+    s = slot()
+    rows = guard_values(s)
+    assert ("2", "false", False) in rows or all(n != "2" for n, _, _ in rows)
+    assert render(s) is not None
+
+
+def test_actions_of_the_spec_are_all_known() -> None:
+    from runtime.ads import Env, apply_action
+
+    _, table = compiled("htcondor-current", "code", SIMPLE)
+    s = slot(semantics="code")
+    env = Env(0.0, table.spec, s.policy, s.ad)
+    seen: set[str] = set()
+    for row in table.rows:
+        for action in (*row.transition.actions, *(a for t in row.transition.triggers for a in t.actions)):  # fmt: skip
+            seen.add(str(action))
+            apply_action(SlotState(), action, env)
+    for pair in table.spec.pairs:
+        for action in (*pair.on_enter, *pair.on_exit):
+            apply_action(SlotState(), action, env)
+    assert "retire:irreversible" in seen
+    with pytest.raises(ValueError):
+        apply_action(SlotState(), Action("teleport"), env)

@@ -1,0 +1,107 @@
+"""Trace files: every problem reported with file:line:col; the `run` command's outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from compiler.errors import PolicyError, PolicyErrors
+from runtime.cli import main
+from runtime.trace import TraceError, read_trace
+
+GOOD = """\
+era: condor-6.8
+config: {START: "True"}
+machine: {KeyboardIdle: 34}
+expect: [1, 6]
+steps:
+  - {t: 0, tick: true}
+  - {t: 10, event: match}
+"""
+
+
+def test_good_trace_is_read() -> None:
+    trace = read_trace("good.yaml", GOOD)
+    assert trace.era == "condor-6.8"
+    assert trace.config == {"START": "True"}
+    assert [s.kind for s in trace.steps] == ["tick", "event"]
+    assert trace.steps[1].line == 7
+    assert trace.expected("manual") == (1, 6) == trace.expected("code")
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "column", "message"),
+    [
+        ("steps:\n  - {t: 0, evnt: match}\n", 2, 12, "did you mean 'event'"),
+        ("steps:\n  - {t: 5, tick: true}\n  - {t: 1, tick: true}\n", 3, 9, "time order"),
+        ("steps:\n  - {t: 0, event: mtach}\n", 2, 19, "did you mean 'match'"),
+        ("steps:\n  - {t: 0, event: vacate, how: slow}\n", 2, 32, "allowed: graceful, fast"),
+        ("era: condor-6.9\nsteps: []\n", 1, 6, "unknown era"),
+        ("stpes: []\n", 1, 1, "did you mean 'steps'"),
+        ("steps:\n  - {t: -1, tick: true}\n", 2, 9, "t must be"),
+        ("steps:\n  - {t: 0, set: 3}\n", 2, 17, "set must be a mapping"),
+        ("steps: [\n", 2, 1, "not valid YAML"),
+    ],
+)
+def test_errors_have_positions(text: str, line: int, column: int, message: str) -> None:
+    with pytest.raises(PolicyError) as info:
+        read_trace("bad.yaml", text)
+    err = info.value
+    first = err.errors[0] if isinstance(err, PolicyErrors) else err
+    assert (first.file, first.line, first.column) == ("bad.yaml", line, column), first.format()
+    assert message in first.message
+
+
+def test_all_problems_of_a_file_at_once() -> None:
+    text = "polling: sometimes\nsteps:\n  - {t: 0, tick: false}\n  - {t: 1, event: nope}\n"
+    with pytest.raises(PolicyErrors) as info:
+        read_trace("bad.yaml", text)
+    assert len(info.value.errors) == 3
+    assert all(isinstance(e, TraceError) for e in info.value.errors)
+
+
+def test_json_trace(tmp_path: Path) -> None:
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"steps": [{"t": 0, "tick": True}, {"t": 3, "event": "match"}]}))
+    assert [s.event for s in read_trace(path).steps] == [None, "match"]
+
+
+def test_run_prints_design_jsonl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(GOOD.replace('START: "True"', 'START: "True", RunBenchmarks: "False"'))
+    log = tmp_path / "log.jsonl"
+    assert main(["run", "--trace", str(path), "--format", "jsonl", "--log", str(log)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["number"] for x in lines] == [1, 6]
+    assert set(lines[0]) == {"t", "number", "letter", "from", "to", "reason"}
+    assert lines[1] == {
+        "t": 10,
+        "number": 6,
+        "letter": "C",
+        "from": ["Unclaimed", "Idle"],
+        "to": ["Matched", "Idle"],
+        "reason": "protocol match",
+    }
+    kinds = [json.loads(x)["kind"] for x in log.read_text().splitlines()]
+    assert kinds.count("transition") == 2 and "event" in kinds and "timer" in kinds
+
+
+def test_run_era_and_semantics_override_the_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text(GOOD)
+    assert main(["run", "--trace", str(path), "--era", "condor-6.4", "--semantics", "code"]) == 0
+    assert "# condor-6.4 (code)" in capsys.readouterr().out
+
+
+def test_run_reports_a_bad_trace_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("steps:\n  - {t: 0, event: mtach}\n")
+    assert main(["run", "--trace", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:2:19:" in err and "mtach" in err

@@ -92,10 +92,12 @@ def test_statuses_and_guards(path: Path) -> None:
     golden, table = _cached(path)
     let = golden.get("let") or {}
     listed = {str(k): v for k, v in (golden.get("rows") or {}).items()}
+    dead_by_events = set(golden.get("dead") or ())
     for row in table.rows:
         if row.id not in listed:
             assert row.guard is None, f"row {row.id} has a policy guard but no golden entry"
-            assert row.status == "live", f"row {row.id}: {row.status}"
+            want = "dead" if row.id in dead_by_events else "live"
+            assert row.status == want, f"row {row.id}: {row.status}"
             continue
         status, *hands = listed.pop(row.id)
         assert row.status == status, f"row {row.id}: status {row.status}, golden {status}"

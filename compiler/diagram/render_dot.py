@@ -12,7 +12,8 @@ and letters are bold; dead transitions dashed and grey; always-true ones green a
 marked "always"; code-only (unnumbered) rows thin and dotted; a trace's path thick and
 blue with its step numbers. Every edge carries a tooltip (SVG hover text) with its
 trigger and the (simplified) guard; `show_guards=True` also prints the guard under the
-number. Rows entering "State/*" end at the state's box (`lhead`, `compound=true`).
+number. Rows entering "State/*" end at the top of the state's box (`lhead`,
+`compound=true`, aimed at an invisible anchor node "State/*" inside the box).
 """
 
 from __future__ import annotations
@@ -114,18 +115,37 @@ def to_digraph(diagram: Diagram, *, show_guards: bool = False) -> graphviz.Digra
     by_cluster: dict[str | None, list[Node]] = {}
     for node in diagram.nodes:
         by_cluster.setdefault(node.cluster, []).append(node)
+    entered_boxes = {e.target_cluster for e in diagram.edges if e.target_cluster is not None}
+    spine = _spine(diagram)
     for cluster in diagram.clusters:
         members = by_cluster.get(cluster.id, [])
         with graph.subgraph(name=cluster_name(cluster.id)) as sub:
             _cluster(sub, cluster, reachable=any(n.reachable for n in members))
+            if cluster.id in entered_boxes and members:
+                _anchor(sub, cluster.id, members[0].id)
             for node in members:
-                _node(sub, node, diagram)
+                _node(sub, node, diagram, spine)
     for node in by_cluster.get(None, ()):
-        _node(graph, node, diagram)
+        _node(graph, node, diagram, spine)
     graph.edge("__start", diagram.start, tooltip="start", penwidth="1.2", color=INK)
     for edge in diagram.edges:
-        graph.edge(edge.source, edge.target, **_edge_attrs(edge, diagram, show_guards))
+        target = anchor_name(edge.target_cluster) if edge.target_cluster else edge.target
+        graph.edge(edge.source, target, **_edge_attrs(edge, diagram, show_guards))
     return graph
+
+
+def anchor_name(state: str) -> str:
+    """The invisible node at the top of a state's box that "State/*" arrows aim at."""
+    return f"{state}/*"
+
+
+def _anchor(sub: graphviz.Digraph, state: str, first: str) -> None:
+    """An invisible point above the box's first activity: arrows into "State/*" then
+    end at the top of the box, not at its side next to one activity (which read as
+    entering that activity)."""
+    name = anchor_name(state)
+    sub.node(name, label="", shape="point", style="invis", width="0", height="0")
+    sub.edge(name, first, style="invis")
 
 
 def cluster_name(state: str) -> str:
@@ -193,8 +213,18 @@ def _cluster(sub: graphviz.Digraph, cluster: Cluster, *, reachable: bool) -> Non
     )
 
 
-def _node(graph: graphviz.Digraph, node: Node, diagram: Diagram) -> None:
+def _spine(diagram: Diagram) -> set[str]:
+    """The start node and where the first transition out of it leads (Owner/Idle and
+    Unclaimed/Idle): put in one Graphviz `group` they stay in one column, so 1 and 2
+    are short and side by side instead of two long parallel arrows across the figure."""
+    first = next((e for e in diagram.edges if e.source == diagram.start), None)
+    return {diagram.start} if first is None else {diagram.start, first.target}
+
+
+def _node(graph: graphviz.Digraph, node: Node, diagram: Diagram, spine: set[str]) -> None:
     attrs: dict[str, str] = {"tooltip": graphviz.nohtml(_escape(node.tooltip))}
+    if node.id in spine:
+        attrs["group"] = "spine"
     if diagram.kind == "states":
         attrs["label"] = f"<<b>{html.escape(node.label)}</b>>"
     else:

@@ -187,3 +187,16 @@ def test_attribute_table() -> None:
     assert "cpubusyvalue" not in table.machine("condor-6.8")
     entry = table.get("KEYBOARDIDLE")
     assert entry is not None and entry.when == "always" and entry.meaning
+
+
+def test_unminimised_guards_are_reported() -> None:
+    # Ten two-valued atoms (predicates) in one guard: sympy would silently stop above 8.
+    p = ["JobRunning", "HasPreemptingClaim", "MayUnretire", "InRetirement", "RetirementExpired",
+         "AllSlotsDrained", "BackfillEnabled", "BackfillClientRunning", "DestinationOwner",
+         "DestinationMatched"]  # fmt: skip
+    start = " || ".join(f"({p[i]} && !{p[(i + 1) % 10]} && {p[(i + 3) % 10]})" for i in range(10))
+    table = _table(f"START = {start}\n")
+    claim = table.row(9).triggers[0]
+    assert claim is not None and not claim.minimised and claim.notes
+    assert table.row(9).to_dict()["minimised"] is False
+    assert table.row(1).minimised

@@ -36,7 +36,7 @@ from runtime.commands.compile import parse_assumption
 from runtime.trace import Trace, read_trace, replay
 
 NAME = "diagram"
-HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF or DOT."
+HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF, DOT or Mermaid."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

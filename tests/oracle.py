@@ -5,10 +5,11 @@ into the "old ClassAd" compatibility mode that every HTCondor daemon uses (see
 shared/reference/classad-semantics.md section 0). Importing `classad2` first would test
 the wrong language. The product itself never imports either module.
 """
+# ruff: noqa: I001  (import order is semantic here, see above)
 
 from __future__ import annotations
 
-import htcondor2  # noqa: F401  (must come first: switches the library to HTCondor mode)
-import classad2  # noqa: E402
+import htcondor2
+import classad2
 
 __all__ = ["classad2", "htcondor2"]

@@ -13,6 +13,7 @@ helper semantics (reference section 3.5), and `machine_ad(...)` the published at
 
 from __future__ import annotations
 
+import functools
 import math
 import time as _time
 from collections.abc import Callable, Mapping
@@ -21,6 +22,7 @@ from typing import Any
 
 from compiler.classad import UNDEFINED, compile_expr, parse
 from compiler.classad.ast import Expr
+from compiler.classad.evaluator import function_context
 from compiler.config import Config
 from compiler.expand import Expander
 from compiler.spec.ir import Action, EraSpec, Pair
@@ -64,6 +66,17 @@ class SlotState:
     claim_suspend: float = 0.0
 
 
+@functools.lru_cache(maxsize=8)
+def _context(now: int) -> Any:
+    return function_context(now)
+
+
+def eval_context(now: float) -> Any:
+    """The evaluator's function context (clock fixed at `now`), shared within one instant:
+    building one per evaluation (with its seeded random source) would dominate a replay."""
+    return _context(int(now))
+
+
 @dataclass(frozen=True, slots=True)
 class PolicyExprs:
     """The policy knobs the runtime itself evaluates (not guards): compiled, per context.
@@ -78,7 +91,7 @@ class PolicyExprs:
 
     def value(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> Any:
         fn = self.exprs.get(name)
-        return UNDEFINED if fn is None else fn(my, target, now=int(now))
+        return UNDEFINED if fn is None else fn(my, target, ctx=eval_context(now))
 
     def number(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> float | None:
         value = self.value(name, my, target, now)

@@ -44,6 +44,7 @@ from runtime.ads import (
     account,
     apply_action,
     cpu_busy_attrs,
+    eval_context,
     machine_ad,
     max_vacate_time,
     policy_exprs,
@@ -144,7 +145,7 @@ class _Context:
         state = slot.record if after is None else slot.hypothetical(after, self.job)
         my = slot.eval_ad() if after is None else slot.eval_ad(state)
         target = self.target(against, state)
-        ok = guard.test(my, target, now=int(slot.clock.now()))
+        ok = guard.test(my, target, ctx=eval_context(slot.clock.now()))
         if ok:
             self.last.append((guard, after is not None, my, target))
         return ok
@@ -197,6 +198,7 @@ class Slot:
         self.timers: dict[str, float] = {}
         self.fired: list[Fired] = []
         self.seq = 0
+        self.evaluations = 0
         self._depth = 0
         self._last_eval: float | None = None
         self._claim_request: Mapping[str, Any] | None = None
@@ -484,6 +486,7 @@ class Slot:
         return steps
 
     def _evaluate(self, ctx: _Context) -> bool:
+        self.evaluations += 1
         if self.record.requirements_hidden:
             self.record = replace(self.record, requirements_hidden=False)
             self._invalidate()

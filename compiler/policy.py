@@ -58,12 +58,14 @@ def compile_policy(
     semantics: str = "manual",
     *,
     assume: Mapping[str, Value] | None = None,
+    source: str | None = None,
 ) -> StateTable:
     """The state table of `era` (`semantics` manual|code) joined with `config`.
 
     `config` None: the era's shipped default policy (`load_config(era=era)`). `assume`
     fixes attribute values (`{"KeyboardIdle": 10**9}`, `{"TARGET.ImageSize": 100}`) for
-    the simplification, so the table shows the residual guards.
+    the simplification, so the table shows the residual guards. `source` describes the
+    policy in the table's title (default: the files read).
     """
     if era not in ERAS:
         raise PolicyError(f"unknown era {era!r} (known: {', '.join(ERAS)})")
@@ -81,11 +83,17 @@ def compile_policy(
         semantics=semantics,
         rows=rows,
         spec=spec,
-        source=", ".join(config.files) if config.files else f"{era} default policy",
+        source=source or _describe_source(config, era),
         assumptions=tuple(fixed.items()),
         warnings=tuple(warnings),
         policy_values=expander.policy_values(),
     )
+
+
+def _describe_source(config: Config, era: str) -> str:
+    if config.files:
+        return ", ".join(config.files)
+    return "<configuration text>" if config.names() else f"{era} default policy"
 
 
 def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:

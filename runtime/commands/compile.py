@@ -117,14 +117,16 @@ def run(args: argparse.Namespace) -> int:
         diffs = policy_differences(choice.config, choice.era, assume=assume)
         print(render_differences(diffs, args.format, choice.era, choice.description), end="")
         return 0
-    table = compile_policy(choice.config, choice.era, choice.semantics, assume=assume)
+    table = compile_policy(
+        choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
+    )
     for warning in table.warnings:
         print(f"condor-policy: warning: {warning}", file=sys.stderr)
-    _print_table(table, args.format, choice.description)
+    _print_table(table, args.format)
     return 0
 
 
-def _print_table(table: StateTable, fmt: str, description: str) -> None:
+def _print_table(table: StateTable, fmt: str) -> None:
     match fmt:
         case "json":
             print(table.to_json())
@@ -133,9 +135,7 @@ def _print_table(table: StateTable, fmt: str, description: str) -> None:
         case "md":
             print(table.to_markdown(), end="")
         case "table":
-            rich_table = table.to_rich()
-            rich_table.title = f"{table.era} ({table.semantics} semantics): {description}"
-            _console().print(rich_table)
+            _console().print(table.to_rich())
         case _:
             raise PolicyError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 

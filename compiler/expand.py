@@ -220,7 +220,7 @@ class Expander:
             return cached
         found = self.value(key)
         if found.expr is None:
-            self._undefined(found)
+            self.report_undefined(found)
             result: A.Expr = UNDEFINED_EXPR
         else:
             result = self._walk(found.expr, against, (*stack, key), top=False)
@@ -269,7 +269,8 @@ class Expander:
             cond = A.Binary("&&", universe, usable)
         return A.Conditional(cond, variant, body)
 
-    def _undefined(self, found: PolicyValue) -> None:
+    def report_undefined(self, found: PolicyValue) -> None:
+        """Warn when an undefined knob would stop the era's startd (if_undefined fatal)."""
         policy = found.policy
         how = "defined empty" if found.source == "empty" else "not defined"
         if policy.if_undefined == "fatal":

@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from compiler.classad import ast as A
 from compiler.classad import compile_expr, unparse
@@ -103,7 +102,7 @@ def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
     # Fatal knobs the guards never name (e.g. MachineMaxVacateTime) matter too.
     for policy in spec.policies:
         if policy.if_undefined == "fatal" and expander.value(policy.name).expr is None:
-            expander._undefined(expander.value(policy.name))
+            expander.report_undefined(expander.value(policy.name))
     out += [w for w in expander.warnings if w not in out]
     if expander.unknown_local:
         names = ", ".join(sorted(expander.unknown_local, key=str.lower))
@@ -292,10 +291,3 @@ def _why(m: Row, c: Row) -> str:
     if [g.simplified for g in m.choices] != [g.simplified for g in c.choices]:
         reasons.append("activity choice")
     return ", ".join(reasons)
-
-
-def expanded_policy(config: Config | None, era: str, semantics: str, name: str) -> Any:
-    """The expanded expression of one policy name as a job-context guard would see it
-    (a convenience for tests and the CLI)."""
-    spec = load_spec(era, semantics)
-    return Expander(spec, config or load_config(era=era)).guard(name, "job")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compiler.classad import evaluate
+from compiler.classad.ast import Expr
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.spec.ir import EraSpec
 from compiler.table import holds
@@ -107,7 +108,7 @@ def kill_only_from_vacating(ctx: Context, moments: Sequence[Moment]) -> Violatio
         ):
             continue
         step = ctx.steps[m.step] if m.step < len(ctx.steps) else None
-        if step is None or step.kind != "tick" or m.fired.t != step.t:
+        if step is None or step.kind != "tick" or m.fired.advancing:
             continue  # an event or a timer (vacate -fast, lease, vacate time limit)
         value = ctx.value("KILL", moments, k)
         if not holds(value):
@@ -160,8 +161,9 @@ def requirements_false_when_unavailable(
         m = moments[k]
         if m.state not in ("Matched", "Preempting") or "Requirements" not in ad:
             continue
-        value = evaluate(ad["Requirements"], dict(ad), None, now=EPOCH + m.t) if not isinstance(
-            ad["Requirements"], bool) else ad["Requirements"]  # fmt: skip
+        value = ad["Requirements"]
+        if isinstance(value, Expr):
+            value = evaluate(value, dict(ad), None, now=EPOCH + m.t)
         if value is not False:
             return Violation("builtin: requirements-false-when-unavailable", k,
                              f"Requirements is {_show(value)} in {m.state} at t={m.t}")  # fmt: skip
@@ -186,10 +188,12 @@ def retirement_honoured(ctx: Context, moments: Sequence[Moment]) -> Violation | 
         step = ctx.steps[m.step] if m.step < len(ctx.steps) else None
         if step is not None and step.kind == "event" and (step.event, step.how) in FAST:
             continue
-        if step is not None and m.fired.t < step.t:
+        if m.fired.advancing:
             continue  # a timer (the lease) fired while the clock advanced
         if step is not None and step.kind == "event" and step.event in ("job_exit", "starter_exit"):
             continue  # the job is over: nothing is evicted
+        if _quick_drain(ctx.steps, m.step):
+            continue  # a quick (or fast) drain grants no retirement time
         mjrt = ctx.value("MaxJobRetirementTime", moments, k)
         limit = float(mjrt) if isinstance(mjrt, int | float) and not isinstance(mjrt, bool) else 0.0
         own = dict(before.job).get("MaxJobRetirementTime")
@@ -206,6 +210,17 @@ def retirement_honoured(ctx: Context, moments: Sequence[Moment]) -> Violation | 
                 f"retirement time ({limit:g}s) ran out",
             )  # fmt: skip
     return None
+
+
+def _quick_drain(steps: Sequence[Step], upto: int) -> bool:
+    """A quick or fast drain is in force at step `upto` (started, not cancelled)."""
+    active = False
+    for step in steps[: upto + 1]:
+        if step.kind == "event" and step.event == "drain":
+            active = active or step.how in ("quick", "fast")
+        elif step.kind == "event" and step.event == "cancel_drain":
+            active = False
+    return active
 
 
 def _show(v: Any) -> str:

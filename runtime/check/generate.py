@@ -148,9 +148,15 @@ def traces(
     @st.composite
     def build(draw: st.DrawFn) -> Trace:
         m = {**draw(machine), **FIXED}
+        if draw(st.booleans()):  # an idle desktop: most policies let it start jobs
+            m.update(KeyboardIdle=max(values["KeyboardIdle"]), ConsoleIdle=max(values["ConsoleIdle"]),
+                     LoadAvg=0.0, CondorLoadAvg=0.0)  # fmt: skip
         j = draw(job)
         t = 0
         steps: list[Step] = []
+        if draw(st.booleans()):  # start with a claim and a running job
+            steps += [Step(0, "tick"), Step(0, "event", "benchmarks_done"), Step(0, "event", "match"),
+                      Step(0, "event", "claim"), Step(0, "event", "activate")]  # fmt: skip
         for gap, what, payload in draw(step_list()):
             t += gap
             match what:

@@ -16,6 +16,18 @@ from runtime.check.reference import PolicyExprs, ReferenceSlot
 from runtime.check.search import Machine, MachineRun
 
 
+def config_timers(spec: EraSpec, config: Any) -> dict[str, int]:
+    """Timer lengths the configuration sets (MATCH_TIMEOUT = 300, KILLING_TIMEOUT, ...)."""
+    out: dict[str, int] = {}
+    for timer in spec.timers:
+        if timer.kind != "timer" or config is None:
+            continue
+        text = config.get(timer.name)
+        if text is not None and text.strip().lstrip("-").isdigit():
+            out[timer.name] = int(text.strip())
+    return out
+
+
 def reference_machine(
     spec: EraSpec, policy: PolicyExprs, timer_values: Mapping[str, int] | None = None
 ) -> Machine:
@@ -29,8 +41,9 @@ def reference_machine(
             dict(trace.job),
             timer_values=dict(timer_values or {}),
         )
-        for step in trace.steps:
-            slot.step(step)
+        slot.start()
+        for index, step in enumerate(trace.steps):
+            slot.step(step, index)
         return MachineRun(tuple(slot.fired), None, frozenset(slot.outcomes))
 
     return run

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.check.reference import AGEING, EPOCH, Fired, Step
+from runtime.check.reference import AGEING, EPOCH, CpuBusyLatch, Fired, Step
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +73,11 @@ def record(
     job: Mapping[str, Any],
     initial: tuple[str, str] = ("Owner", "Idle"),
     idle_ages: bool = True,
+    latch: CpuBusyLatch | None = None,
 ) -> tuple[Moment, ...]:
-    """The moments of a run. `fired` must be in order; each transition is attributed to
-    the first step whose time is >= its own (timers fire while the clock advances)."""
+    """The moments of a run. `fired` must be in order; each transition belongs to the
+    step its `step` field names (before the step's own moment), or, when the machine did
+    not say (-1), to the first step whose time is >= its own."""
     values = dict(machine)
     set_at = {name: 0 for name in values}
     claim_job: dict[str, Any] = {}
@@ -89,12 +91,14 @@ def record(
     queue = list(fired)
 
     def snapshot(t: int) -> tuple[tuple[str, Any], ...]:
-        items = []
+        items = {}
         for name, value in values.items():
             if idle_ages and name in AGEING and isinstance(value, int | float):
                 value = value + (t - set_at.get(name, 0))
-            items.append((name, value))
-        return tuple(items)
+            items[name] = value
+        if latch is not None:
+            items.update(latch.attrs({**items, "State": state, "Activity": activity}, t))
+        return tuple(items.items())
 
     def advance(t: int) -> None:
         nonlocal run_time, last_t
@@ -129,9 +133,14 @@ def record(
             job_start, run_time, entered[0], entered[1], ev,
         )  # fmt: skip
 
+    def mine(fire: Fired, index: int, t: int) -> bool:
+        return fire.step == index if fire.step >= 0 else fire.t <= t
+
     for index, step in enumerate(steps):
-        # transitions of earlier timers, then this step's own
-        while queue and queue[0].t < step.t:
+        # transitions while the clock advanced (timers), then this step's own
+        while (
+            queue and mine(queue[0], index, step.t) and (queue[0].advancing or queue[0].t < step.t)
+        ):
             fire = queue.pop(0)
             advance(fire.t)
             move(fire)
@@ -150,7 +159,7 @@ def record(
                     job_start = None
                 if step.event == "claim" and not claim_job:
                     claim_job.update(dict(step.job) if step.job else dict(job))
-        while queue and queue[0].t == step.t:
+        while queue and mine(queue[0], index, step.t):
             fire = queue.pop(0)
             move(fire)
             out.append(moment(fire.t, index, False, fire))

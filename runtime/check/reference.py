@@ -72,6 +72,39 @@ class Fired:
     source: tuple[str, str]
     target: tuple[str, str]
     reason: str
+    #: index of the trace step during which it fired (-1: unknown), and whether it fired
+    #: while the clock advanced to that step (a timer) rather than by the step itself
+    step: int = -1
+    advancing: bool = False
+
+
+@dataclass
+class CpuBusyLatch:
+    """The startd's CpuBusy bookkeeping (reference section 5, D17): the configuration's
+    CpuBusy expression evaluated whenever the slot ad is built; 6.x publishes CpuIsBusy
+    and CpuBusyTime = seconds since it became TRUE (0 when FALSE); the current code
+    latches it: CpuBusyValue (0/1) and CpuBusyTime = epoch time of the last change."""
+
+    expr: A.Expr | None
+    era: str
+    busy: bool = False
+    since: int | None = None
+    changed: int = 0
+
+    def attrs(self, base: Mapping[str, Any], t: int) -> dict[str, Any]:
+        if self.expr is None:
+            return {}
+        busy = holds(evaluate(self.expr, base, None, now=EPOCH + t))
+        if busy != self.busy:
+            self.busy, self.since, self.changed = busy, (t if busy else None), t
+        if self.era == "htcondor-current":
+            return {
+                "CpuIsBusy": busy,
+                "CpuBusyValue": int(busy),
+                "CpuBusyTime": EPOCH + self.changed,
+            }
+        duration = t - self.since if busy and self.since is not None else 0
+        return {"CpuIsBusy": busy, "CpuBusy": busy, "CpuBusyTime": duration}
 
 
 class PolicyExprs:
@@ -80,12 +113,15 @@ class PolicyExprs:
     def __init__(self, spec: EraSpec, values: Mapping[str, str | None]) -> None:
         self.spec = spec
         self.exprs: dict[str, A.Expr] = {}
+        cpu_busy = values.get("CPUBUSY")
+        self.cpu_busy: A.Expr | None = parse(cpu_busy) if cpu_busy else None
         for policy in spec.policies:
             for base in (policy.name, *policy.aliases):
                 for suffix in ("", *policy.variants):
                     text = values.get((base + suffix).upper())
-                    if text:
-                        self.exprs.setdefault((policy.name + suffix).upper(), parse(text))
+                    if text is not None:  # "" = defined empty: param() finds nothing
+                        expr = parse(text) if text.strip() else A.UndefinedLit()
+                        self.exprs.setdefault((policy.name + suffix).upper(), expr)
             if policy.name.upper() not in self.exprs and policy.default is not None:
                 self.exprs[policy.name.upper()] = parse(policy.default)
 
@@ -95,8 +131,15 @@ class PolicyExprs:
         for policy in spec.policies:
             for base in (policy.name, *policy.aliases):
                 for suffix in ("", *policy.variants):
-                    names[(base + suffix).upper()] = config.get(base + suffix)
+                    value = config.get(base + suffix)
+                    if value is None and config.raw(base + suffix) is not None:
+                        value = ""  # defined with an empty value
+                    names[(base + suffix).upper()] = value
+        names["CPUBUSY"] = config.get("CpuBusy")
         return PolicyExprs(spec, names)
+
+    def latch(self) -> CpuBusyLatch:
+        return CpuBusyLatch(self.cpu_busy, self.spec.era)
 
     def ad_entries(self) -> dict[str, Any]:
         """Policy names (and their variants) as slot-ad attributes, as the startd
@@ -165,6 +208,7 @@ class ReferenceSlot:
     job: dict[str, Any]
     idle_ages: bool = True
     dynamic: bool = False
+    keepalive: bool = True
     timer_values: dict[str, int] = field(default_factory=dict)
     state: str = "Owner"
     activity: str = "Idle"
@@ -191,11 +235,21 @@ class ReferenceSlot:
     timers: dict[str, int] = field(default_factory=dict)
     set_at: dict[str, int] = field(default_factory=dict)
     outcomes: set[tuple[str, int, str]] = field(default_factory=set)
+    last_benchmark: int | None = None
+    drain_how: str | None = None
+    pledged: float | None = None
 
     def __post_init__(self) -> None:
+        self._latch = self.policy.latch()
         self.state, self.activity = self.spec.initial.state, self.spec.initial.activity
         for name in self.machine:
             self.set_at[name] = 0
+
+    def start(self) -> None:
+        """The startd starting up in the initial pair: its immediate steps, else an
+        evaluation pass when the pair evaluates on entry (as on any entry)."""
+        self._index, self._advancing = 0, True
+        self._entered(None)
 
     # -- the slot ad ---------------------------------------------------------------------
     def now(self) -> int:
@@ -212,7 +266,10 @@ class ReferenceSlot:
             Activity=self.activity,
             EnteredCurrentState=EPOCH + self.entered_state,
             EnteredCurrentActivity=EPOCH + self.entered_activity,
+            LastBenchmark=EPOCH + self.last_benchmark if self.last_benchmark is not None else 0,
+            CurrentRank=0.0,
         )
+        my.update(self._latch.attrs(my, self.t))
         if self.claim_job is not None and self.job_running:
             my["JobStart"] = EPOCH + self._job_start
         my.update(self.predicates())
@@ -252,19 +309,40 @@ class ReferenceSlot:
             return None
         return float(value)
 
-    def _retirement_expired(self) -> bool:
-        if self.peaceful:
-            return False
-        mjrt = self._number("MaxJobRetirementTime", self.claim_job) or 0.0
-        own = (self.claim_job or {}).get("MaxJobRetirementTime")
+    def _remaining(self) -> float:
+        """Remaining retirement (reference 3.5 evalRetirementRemaining): MaxJobRetirementTime
+        against the job (missing: 0), infinite after a peaceful shutdown unless it is -1,
+        the job's own value only if smaller, none at all in a quick drain; minus run time."""
+        if not self.job_running or self.claim_job is None or self.drain_how == "quick":
+            return 0.0
+        mjrt = self._number("MaxJobRetirementTime", self.claim_job)
+        mjrt = 0.0 if mjrt is None else mjrt
+        if self.peaceful and mjrt != -1:
+            mjrt = float("inf")
+        own = self.claim_job.get("MaxJobRetirementTime")
         if isinstance(own, int | float) and not isinstance(own, bool) and own < mjrt:
             mjrt = float(own)
-        remaining = max(0.0, mjrt - self.run_time) if self.job_running else 0.0
+        return max(0.0, mjrt - self.run_time)
+
+    def _max_vacate(self, remaining: float) -> float:
+        """evalMaxVacateTime: the value pledged at activation; a smaller job value
+        (JobMaxVacateTime, legacy KillSigTimeout) wins, a larger one only out of the
+        remaining retirement."""
+        machine = self.pledged if self.pledged is not None else 0.0
+        job = self.claim_job or {}
+        wanted = job.get("JobMaxVacateTime", job.get("KillSigTimeout"))
+        if not isinstance(wanted, int | float) or isinstance(wanted, bool):
+            return machine
+        if wanted <= machine:
+            return float(wanted)
+        return max(machine, min(float(wanted), remaining))
+
+    def _retirement_expired(self) -> bool:
+        remaining = self._remaining()
         if remaining <= 0:
             return True
-        if self.spec.options and dict(self.spec.options).get("retirement_vacate_allowance"):
-            vacate = self._number("MachineMaxVacateTime", self.claim_job)
-            return vacate is not None and vacate >= remaining
+        if dict(self.spec.options).get("retirement_vacate_allowance"):
+            return self._max_vacate(remaining) >= remaining
         return False
 
     def _worklife_expired(self) -> bool:
@@ -323,10 +401,12 @@ class ReferenceSlot:
             self.run_time += t - self.t
         self.t = max(self.t, t)
 
-    def step(self, step: Step) -> None:
+    def step(self, step: Step, index: int = -1) -> None:
         if self.deleted:
             return
+        self._index, self._advancing = index, True
         self.advance(step.t)
+        self._advancing = False
         match step.kind:
             case "tick":
                 self.evaluate()
@@ -360,6 +440,8 @@ class ReferenceSlot:
         pair = Pair(self.state, self.activity)
         if name in ("job_exit", "starter_exit"):
             self.job_running = False
+        if name == "benchmarks_done":
+            self.last_benchmark = self.t
         if name == "backfill_client_started":
             self.backfill_running = True
         if name == "backfill_client_exited":
@@ -391,6 +473,8 @@ class ReferenceSlot:
             self.evaluate()
 
     _pending_job: dict[str, Any] | None = None
+    _index: int = -1
+    _advancing: bool = False
 
     def _event_guard(self, trig: Trigger, job: dict[str, Any] | None) -> bool:
         """A claim request's guard is tested against the request's own ad."""
@@ -451,6 +535,10 @@ class ReferenceSlot:
             self.act(action, job)
         if self.deleted:
             return
+        self._entered(job)
+
+    def _entered(self, job: dict[str, Any] | None) -> None:
+        new_pair = self.spec.pair(Pair(self.state, self.activity))
         for eval_step in new_pair.immediate:
             if self.guard_holds(eval_step.guard, eval_step.against):
                 row = self.spec.transition(eval_step.transition)
@@ -464,12 +552,16 @@ class ReferenceSlot:
         match action.name:
             case "start_timer":
                 assert arg is not None
+                if arg == "lease" and self.keepalive:
+                    return  # the schedd keeps the claim alive; only lease_expired ends it
                 self.timers[arg] = self.t + self._timer_length(arg)
             case "cancel_timer":
                 self.timers.pop(arg or "", None)
             case "signal_job":
                 pass
             case "start_job":
+                pledge = self._number("MachineMaxVacateTime", self.claim_job)
+                self.pledged = pledge
                 self.job_running = True
                 self._job_start = self.t
                 self.run_time = 0
@@ -496,6 +588,7 @@ class ReferenceSlot:
             case "begin_claim":
                 self.claim_start = self.t
                 self.activations = 0
+                self.waiting_activation = self.draining
                 if self.claim_job is None:
                     self.claim_job = dict(job or self._pending_job or self.job)
             case "clear_claim":
@@ -519,8 +612,10 @@ class ReferenceSlot:
                 self.destination = None
             case "start_draining":
                 self.draining = True
+                self.drain_how = arg
             case "stop_draining":
                 self.draining = False
+                self.drain_how = None
             case "delete_slot":
                 self.deleted = True
             case "evaluate":
@@ -532,9 +627,7 @@ class ReferenceSlot:
         if name in self.timer_values:
             return self.timer_values[name]
         if name == "MachineMaxVacateTime":
-            value = self._number("MachineMaxVacateTime", self.claim_job)
-            if value is not None:
-                return int(value)
+            return int(self._max_vacate(self._remaining()))
         if (
             name == "lease"
             and self.claim_job
@@ -567,6 +660,7 @@ def run_reference(
     slot = ReferenceSlot(
         spec, policy, dict(machine), dict(job), idle_ages, timer_values=dict(timer_values or {})
     )
-    for step in steps:
-        slot.step(step)
+    slot.start()
+    for index, step in enumerate(steps):
+        slot.step(step, index)
     return slot.fired

@@ -19,7 +19,7 @@ from compiler.analysis import Finding, analyse
 from compiler.config import Config
 from compiler.policy import compile_policy
 from compiler.table import StateTable
-from runtime.check.machines import compiled_machine, reference_machine
+from runtime.check.machines import compiled_machine, config_timers, reference_machine
 from runtime.check.properties import parse_properties
 from runtime.check.reference import Fired, PolicyExprs
 from runtime.check.search import Counterexample, SearchResult, search
@@ -189,7 +189,7 @@ def check_policy(
         return CheckReport(era, semantics, source, table, found, None, "")
     spec = table.spec
     policy = PolicyExprs.from_config(spec, config)
-    reference = reference_machine(spec, policy)
+    reference = reference_machine(spec, policy, config_timers(spec, config))
     machine, name = compiled_machine(table, config)
     if machine is None:
         machine, reference, name = (

@@ -126,7 +126,10 @@ def judge(
     builtins: bool = True,
 ) -> tuple[list[Violation], tuple[Moment, ...]]:
     """Every violated property of one run (built-ins, admin properties, cross-check)."""
-    moments = record(trace.steps, run.fired, machine=dict(trace.machine), job=dict(trace.job))
+    moments = record(
+        trace.steps, run.fired, machine=dict(trace.machine), job=dict(trace.job),
+        latch=policy.latch(),
+    )  # fmt: skip
     published = None
     if run.published:
         published = {k: run.published[m.step] for k, m in enumerate(moments)

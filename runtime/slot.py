@@ -559,7 +559,23 @@ class Slot:
 
     def _read_sensors(self, now: float) -> dict[str, Any]:
         values = dict(self.sensors.read(now))
+        if not isinstance(self.sensors, FakeSensors):  # scripted changes are logged by set
+            self._log_sensor_changes(values)
         return values
+
+    def _log_sensor_changes(self, values: Mapping[str, Any]) -> None:
+        """Log measured changes: idle times when they drop (activity), loads by 0.1."""
+        for name, value in values.items():
+            old = self._last_sensors.get(name)
+            if old == value:
+                continue
+            if name in ("KeyboardIdle", "ConsoleIdle") and old is not None and value >= old:
+                self._last_sensors[name] = value
+                continue
+            if "Load" in name and old is not None and abs(float(value) - float(old)) < 0.1:
+                continue
+            self._last_sensors[name] = value
+            self._log({"kind": "sensor", "name": name, "value": _jsonable(value)})
 
     def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
         busy = holds(self.policy.value("CpuBusy", ClassAd(base), None, now))

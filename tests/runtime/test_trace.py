@@ -105,3 +105,24 @@ def test_run_reports_a_bad_trace_with_exit_2(
     assert main(["run", "--trace", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:2:19:" in err and "mtach" in err
+
+
+def test_run_reads_condor_config_and_policy_templates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace = tmp_path / "t.yaml"
+    trace.write_text("machine: {KeyboardIdle: 5000}\nsteps:\n  - {t: 0, tick: true}\n")
+    config = tmp_path / "condor_config"
+    config.write_text("START = False\n")
+    monkeypatch.setenv("CONDOR_CONFIG", str(config))
+    assert main(["run", "--trace", str(trace), "--era", "condor-6.8"]) == 0
+    assert "#1 " not in capsys.readouterr().out  # IsOwner = (START =?= False) holds
+    monkeypatch.delenv("CONDOR_CONFIG")
+    assert main(["run", "--trace", str(trace), "--era", "condor-6.8"]) == 0
+    assert "#1 A: Owner/Idle -> Unclaimed/Idle" in capsys.readouterr().out
+    # a template through --policy, the trace's config on top of it
+    trace.write_text(
+        "config: {START: 'False'}\nmachine: {KeyboardIdle: 5000}\nsteps:\n  - {t: 0, tick: true}\n"
+    )
+    assert main(["run", "--trace", str(trace), "--policy", "Desktop"]) == 0
+    assert "#1 " not in capsys.readouterr().out  # Desktop: IS_OWNER = (START =?= False)

@@ -188,6 +188,11 @@ class Slot:
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
         kwargs = table.to_transitions()
         if initial is not None:
+            if pair_name(initial) not in kwargs["states"]:
+                known = ", ".join(kwargs["states"])
+                raise SlotError(
+                    f"initial {pair_name(initial)} is not a pair of {table.era}: {known}"
+                )
             kwargs["initial"] = pair_name(initial)
         self._model = _Model()
         self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
@@ -306,6 +311,7 @@ class Slot:
                     return True
         if evaluate:
             return self._evaluate(_Context(self, None))
+        self._log({"kind": "note", "note": f"{event} changes nothing in {pair}"})
         return False
 
     def _refused(self, job: Mapping[str, Any]) -> bool:
@@ -349,7 +355,7 @@ class Slot:
         """Move the clock to trace time `t`, firing due timers and periodic evaluations."""
         while True:
             due, what = self._next_due()
-            if due is None or due > t or (due == t and not inclusive):
+            if self.deleted or due is None or due > t or (due == t and not inclusive):
                 break
             self.clock.advance_to(due)
             self._invalidate()

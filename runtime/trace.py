@@ -334,24 +334,14 @@ def replay(
     The slot's `fired` list holds every transition. `until` extends (or cuts) the run;
     by default it ends at the last step's time.
     """
-    from runtime.slot import Slot
-
     clock = SimClock(epoch=trace.epoch)
     sensors = FakeSensors(idle_ages=trace.idle_ages, start=clock.now())
     sensors.set(trace.machine, clock.now())
-    slot = Slot(
-        table,
-        sensors,
-        clock,
-        config=config,
-        job=trace.job,
-        jobs=jobs,
-        listener=listener,
-        dynamic=trace.slot == "dynamic",
-        keepalive=trace.keepalive,
-        polling=trace.polling,
-        initial=trace.initial,
-    )
+    try:
+        slot = _slot(trace, table, config, listener, jobs, clock, sensors)
+    except PolicyError as err:
+        err.file = trace.file
+        raise
     slot.start()
     end = until if until is not None else (trace.steps[-1].t if trace.steps else 0.0)
     for step in trace.steps:
@@ -367,6 +357,32 @@ def replay(
             return slot
     slot.advance(end)
     return slot
+
+
+def _slot(
+    trace: Trace,
+    table: StateTable,
+    config: Any,
+    listener: Any,
+    jobs: Any,
+    clock: SimClock,
+    sensors: FakeSensors,
+) -> Any:
+    from runtime.slot import Slot
+
+    return Slot(
+        table,
+        sensors,
+        clock,
+        config=config,
+        job=trace.job,
+        jobs=jobs,
+        listener=listener,
+        dynamic=trace.slot == "dynamic",
+        keepalive=trace.keepalive,
+        polling=trace.polling,
+        initial=trace.initial,
+    )
 
 
 def _apply(slot: Any, step: Step) -> None:

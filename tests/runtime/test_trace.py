@@ -126,3 +126,20 @@ def test_run_reads_condor_config_and_policy_templates(
     )
     assert main(["run", "--trace", str(trace), "--policy", "Desktop"]) == 0
     assert "#1 " not in capsys.readouterr().out  # Desktop: IS_OWNER = (START =?= False)
+
+
+def test_unknown_initial_pair_names_the_trace(tmp_path: Path) -> None:
+    path = tmp_path / "t.yaml"
+    path.write_text("initial: {state: Claimed, activity: Sleeping}\nsteps: []\n")
+    with pytest.raises(PolicyError, match="Claimed/Sleeping is not a pair") as info:
+        main_run(path)
+    assert info.value.file == str(path)
+
+
+def main_run(path: Path) -> None:
+    from runtime.trace import replay
+    from tests.runtime.support import compiled
+
+    trace = read_trace(path)
+    config, table = compiled("htcondor-current", "manual")
+    replay(trace, table, config=config)

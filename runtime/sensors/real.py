@@ -41,16 +41,24 @@ def assign_loads(total: float, condor: Sequence[float], owner_first: Sequence[bo
     """Per-slot LoadAvg (seed 002, "Load Average for Multi-core Machines").
 
     Each slot first gets its own Condor load; what is left of the system load is owner
-    load, handed out in increments of at most 1.0, first to the slots in the Owner state,
-    then to the others; load left when every slot has had 1.0 goes round again.
+    load, handed out in increments of at most 1.0: first to the slots in the Owner state,
+    then to the other slots without Condor load; when every such slot has had its 1.0,
+    the rest goes to the slots running Condor jobs, 1.0 at a time and round again, which
+    is how a slot ends up above 1.0. Slots reached after the load ran out get none.
     """
     loads = [float(c) for c in condor]
     left = max(0.0, total - sum(loads))
-    order = [i for i, o in enumerate(owner_first) if o] + [
-        i for i, o in enumerate(owner_first) if not o
-    ]
-    while left > 1e-9 and order:
-        for i in order:
+    n = len(loads)
+    owners = [i for i in range(n) if owner_first[i]]
+    idle = [i for i in range(n) if not owner_first[i] and loads[i] == 0]
+    busy = [i for i in range(n) if not owner_first[i] and loads[i] != 0]
+    for i in owners + idle:
+        share = min(1.0, left)
+        loads[i] += share
+        left -= share
+    again = busy or owners + idle
+    while left > 1e-9 and again:
+        for i in again:
             share = min(1.0, left)
             loads[i] += share
             left -= share

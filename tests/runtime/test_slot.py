@@ -168,14 +168,18 @@ def test_idle_times_count_up_from_the_last_value_set() -> None:
 
 
 def test_load_assignment_of_seed_002() -> None:
-    # 4 slots, Condor load 1.0 on slot 0, total 3.4: owner load first to Owner slots
+    # 4 slots, Condor load 1.0 on slot 0, system load 3.4: the 2.4 of owner load goes to
+    # the Owner slot first, then to the slots without Condor load, 1.0 at a time
     assert assign_loads(3.4, [1.0, 0, 0, 0], [False, False, True, False]) == pytest.approx(
-        [2.0, 0.4, 1.0, 0.0]
-    ) or assign_loads(3.4, [1.0, 0, 0, 0], [False, False, True, False]) == pytest.approx(
         [1.0, 1.0, 1.0, 0.4]
     )
-    assert assign_loads(0.5, [0.0], [False]) == [0.5]
-    assert assign_loads(2.5, [0.0, 0.0], [False, False]) == pytest.approx([1.5, 1.0])
+    # out of slots with owner load left: the Condor slot goes above 1.0
+    assert assign_loads(3.5, [1.0, 0.0], [False, False]) == pytest.approx([2.5, 1.0])
+    # out of load first: the remaining slots see none
+    assert assign_loads(0.5, [0.0, 0.0, 0.0], [False, True, False]) == pytest.approx(
+        [0.0, 0.5, 0.0]
+    )
+    assert assign_loads(0.7, [0.0], [False]) == pytest.approx([0.7])
 
 
 def test_real_sensors_read_every_attribute() -> None:

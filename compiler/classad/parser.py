@@ -259,10 +259,25 @@ def _parser(old_strings: bool = False) -> Lark:
     )
 
 
-def _describe(exc: UnexpectedInput, text: str) -> str:
-    pos = getattr(exc, "pos_in_stream", None)
-    if pos is not None and text.startswith("/*", pos):
-        return "unterminated comment"
+def _describe(exc: UnexpectedInput, text: str) -> tuple[str, int | None]:
+    """The message for a lark error, and a better offset when one is known."""
+    message = _message(exc, text)
+    if isinstance(message, tuple):
+        return message
+    return message, None
+
+
+def _message(exc: UnexpectedInput, text: str) -> str | tuple[str, int]:
+    token = getattr(exc, "token", None)
+    pos = getattr(token, "start_pos", None) if token is not None else None
+    if pos is None:
+        pos = getattr(exc, "pos_in_stream", None)
+    if pos is not None:
+        for at in (pos, pos - 1):
+            if text.startswith("/*", at) and "*/" not in text[at:]:
+                return "unterminated /* comment", at
+            if text.startswith("//", at) and "\n" not in text[at:]:
+                return "a // comment must end with a newline", at
     match exc:
         case UnexpectedEOF():
             return "unexpected end of expression"
@@ -354,9 +369,14 @@ def parse_uncached(text: str, *, old_strings: bool = False) -> ast.Expr:
             raise _with_source(err.orig_exc, text) from None
         raise
     except UnexpectedInput as exc:
-        line, column = _position(exc, text)
+        message, at = _describe(exc, text)
+        if at is not None:
+            line = text.count("\n", 0, at) + 1
+            column = at - (text.rfind("\n", 0, at) + 1) + 1
+        else:
+            line, column = _position(exc, text)
         raise ClassAdSyntaxError(
-            _describe(exc, text), line=line, column=column, source_line=_source_line(text, line)
+            message, line=line, column=column, source_line=_source_line(text, line)
         ) from None
     node = _node(result)
     if len(text) > MAX_DEPTH and depth(node) > MAX_DEPTH:

@@ -56,7 +56,8 @@ def test_unparse_is_stable(expr: ast.Expr) -> None:
             ast.Binary("+", ast.Elvis(ast.AttrRef("x"), ast.Integer(2)), ast.Integer(3)),
         ),
         ("[a=1;;b=2;]", ast.RecordExpr((("a", ast.Integer(1)), ("b", ast.Integer(2))))),
-        ("/* c */ {} // end", ast.ListExpr(())),
+        ("/* c */ {} // end\n", ast.ListExpr(())),
+        ("1 // c\n + 2", ast.Binary("+", ast.Integer(1), ast.Integer(2))),
     ],
 )
 def test_lexical_and_precedence_rules(text: str, expected: ast.Expr) -> None:
@@ -77,6 +78,7 @@ def test_lexical_and_precedence_rules(text: str, expected: ast.Expr) -> None:
         ("x.true", 1, 3),
         ("is(1)", 1, 1),
         ("/* open", 1, 1),
+        ("1 // no newline", 1, 3),
         ('"a" /*c*/ "b"', 1, 11),
         ("a b", 1, 3),
         ("", 1, 1),

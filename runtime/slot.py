@@ -242,7 +242,15 @@ class Slot:
 
     def start(self) -> None:
         """Enter the initial pair as the startd does at start-up (its immediate steps)."""
-        self._log({"kind": "start", "state": list(self.pair_tuple())})
+        self._log(
+            {
+                "kind": "start",
+                "state": list(self.pair_tuple()),
+                "era": self.table.era,
+                "semantics": self.table.semantics,
+                "policy": self.table.source,
+            }
+        )
         self._depth = 0
         self._entered(_Context(self, None))
 

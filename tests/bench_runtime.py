@@ -81,6 +81,7 @@ def main() -> None:
     print(f"fired transitions: {fired}, evaluation passes: {evaluations}")
     print(f"wall time (best of {args.repeat}): {best:.3f} s")
     print(f"slot-transitions per second: {fired / best:,.0f}")
+    print(f"evaluation passes per second: {evaluations / best:,.0f}")
     print(f"simulated seconds per wall second: {simulated / best:,.0f}")
 
 

@@ -34,6 +34,8 @@ from compiler.simplify import STARTD_DOMAINS
 from compiler.simplify.abstract import NUMERIC, abstract, is_literal, literal_value
 from compiler.simplify.domains import Env
 
+_CROSS_SLOT = re.compile(r"^(slot|vm)[0-9]+_.")
+
 #: Names HTCondor resolves without an ad (evaluator specials).
 SPECIAL_NAMES = frozenset({"currenttime", "my", "target", "self", "parent", "other"})
 
@@ -49,6 +51,8 @@ class KnownNames:
 
     def known(self, name: str) -> bool:
         key = name.lower()
+        if _CROSS_SLOT.match(key):  # slotN_X / vmN_X: another slot's attribute X
+            return self.known(key.split("_", 1)[1])
         return key in self.machine or key in self.job or key in self.other or key in SPECIAL_NAMES
 
     def close(self, name: str) -> str:
@@ -138,10 +142,10 @@ def undefined_equality(policies: Mapping[str, A.Expr], known: KnownNames) -> lis
 
 
 def _may_be_undefined(ref: A.AttrRef, known: KnownNames) -> bool:
-    dom = STARTD_DOMAINS.get(ref.name) or {k.lower(): v for k, v in STARTD_DOMAINS.items()}.get(
-        ref.key
-    )
-    return ref.scope == "TARGET" or dom is None or not dom.defined
+    """Documented job attributes (Owner, ImageSize, ...) and documented machine attributes
+    are there when the expression is evaluated; policy names that use job attributes,
+    custom attributes (IsDesktop) and cross-slot attributes may be UNDEFINED."""
+    return not (ref.key in known.job or (ref.key in known.machine and ref.scope != "TARGET"))
 
 
 def string_number(policies: Mapping[str, A.Expr], known: KnownNames) -> list[Finding]:

@@ -113,6 +113,7 @@ class PolicyExprs:
     def __init__(self, spec: EraSpec, values: Mapping[str, str | None]) -> None:
         self.spec = spec
         self.exprs: dict[str, A.Expr] = {}
+        self.exported: dict[str, A.Expr] = {}
         cpu_busy = values.get("CPUBUSY")
         self.cpu_busy: A.Expr | None = parse(cpu_busy) if cpu_busy else None
         for policy in spec.policies:
@@ -136,7 +137,9 @@ class PolicyExprs:
                         value = ""  # defined with an empty value
                     names[(base + suffix).upper()] = value
         names["CPUBUSY"] = config.get("CpuBusy")
-        return PolicyExprs(spec, names)
+        out = PolicyExprs(spec, names)
+        out.exported = exported_attributes(config, out.exprs)
+        return out
 
     def latch(self) -> CpuBusyLatch:
         return CpuBusyLatch(self.cpu_busy, self.spec.era)
@@ -144,7 +147,7 @@ class PolicyExprs:
     def ad_entries(self) -> dict[str, Any]:
         """Policy names (and their variants) as slot-ad attributes, as the startd
         publishes them."""
-        out: dict[str, Any] = {}
+        out: dict[str, Any] = dict(self.exported)
         for policy in self.spec.policies:
             for suffix in ("", *policy.variants):
                 expr = self.exprs.get((policy.name + suffix).upper())
@@ -179,6 +182,28 @@ class PolicyExprs:
                     swap[alias.lower()] = policy.name + suffix
                 break
         return _rename(expr, swap) if swap else expr
+
+
+def exported_attributes(config: Any, policies: Mapping[str, A.Expr]) -> dict[str, A.Expr]:
+    """Names the configuration puts into the slot ad (STARTD_ATTRS, STARTD_EXPRS, and the
+    6.x `NAME : value` syntax), with their expressions (seed 001 3.5.10.4's IsDesktop)."""
+    import re
+
+    names: list[str] = []
+    for knob in ("STARTD_ATTRS", "STARTD_EXPRS"):
+        names += [n for n in re.split(r"[\s,]+", config.get(knob) or "") if n]
+    names += list(config.exported())
+    out: dict[str, A.Expr] = {}
+    for name in names:
+        if name.upper() in policies:
+            continue
+        text = config.get(name)
+        if text:
+            try:
+                out[name] = parse(text)
+            except Exception:
+                continue
+    return out
 
 
 _GUARDS: dict[str, A.Expr] = {}

@@ -391,6 +391,21 @@ def predicates(
     return values
 
 
+#: Helper expressions the code's Requirements refer to (reference section 5): a static
+#: slot's resource check, and 6.8's checkpoint-platform test for standard-universe jobs.
+REQUIREMENT_HELPERS: dict[str, Expr] = {
+    "WithinResourceLimits": parse(
+        "(TARGET.RequestCpus =?= undefined || TARGET.RequestCpus <= MY.Cpus) && "
+        "(TARGET.RequestMemory =?= undefined || TARGET.RequestMemory <= MY.Memory) && "
+        "(TARGET.RequestDisk =?= undefined || TARGET.RequestDisk <= MY.Disk)"
+    ),
+    "IsValidCheckpointPlatform": parse(
+        "TARGET.JobUniverse =!= 1 || TARGET.NumCkpts =?= 0 || "
+        "TARGET.LastCheckpointPlatform =?= MY.CheckpointPlatform"
+    ),
+}
+
+
 def _publish_value(rule_value: str, pair: Pair) -> Any:
     match rule_value:
         case "<state>":
@@ -439,6 +454,9 @@ def machine_ad(
     for rule in spec.publish:
         if pair.state in rule.states:
             ad[rule.attribute] = _publish_value(rule.value, pair)
+            for helper, expr in REQUIREMENT_HELPERS.items():
+                if helper in rule.value:
+                    ad[helper] = expr
     if state.requirements_hidden:
         ad["Requirements"] = False
     job_run, job_susp, claim_run, claim_susp = totals(state, pair, now)

@@ -228,3 +228,23 @@ def test_actions_of_the_spec_are_all_known() -> None:
     assert "retire:irreversible" in seen
     with pytest.raises(ValueError):
         apply_action(SlotState(), Action("teleport"), env)
+
+
+@pytest.mark.parametrize(
+    ("era", "semantics", "small", "big"),
+    [
+        ("htcondor-current", "code", True, False),
+        ("htcondor-current", "manual", True, True),
+        ("condor-6.8", "code", True, True),
+    ],
+)
+def test_requirements_as_published(era: str, semantics: str, small: bool, big: bool) -> None:
+    """Reference 5: current code Requirements = START && WithinResourceLimits; manual START."""
+    config, table = compiled(era, semantics, (*SIMPLE, ("START", "True")))
+    s = Slot(table, config=config)
+    s.start()
+    s.poll()
+    assert s.state == "Unclaimed"
+    for request, expected in ((1, small), (10**9, big)):
+        job = {"RequestMemory": request, "JobUniverse": 5}
+        assert evaluate("Requirements", s.ad, job) is expected

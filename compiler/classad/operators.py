@@ -169,18 +169,32 @@ def bit_xor(a: Value, b: Value) -> Value:
     return bad if (bad := _integers(a, b)) is not None else a ^ b
 
 
-# Shift counts are taken modulo 64, as the x86 instructions HTCondor compiles to do
-# (`1 << 64` is 1, `1 << -1` is INT64_MIN).
+# Shifts reproduce what HTCondor's compiled code does with counts outside 0..63
+# (undefined behaviour in C; all 336 combinations of edge values checked against the
+# oracle): `<<` and `>>>` use the count modulo 64 (`1 << 64` is 1, `1 << -1` is
+# INT64_MIN) except that `>>>` of a negative number by a multiple of 64 gives 0; `>>`
+# of a negative number shifts by nothing for counts <= 0 and gives -1 from 63 on.
 def shift_left(a: Value, b: Value) -> Value:
     return bad if (bad := _integers(a, b)) is not None else wrap64(a << (b & 63))
 
 
 def shift_right(a: Value, b: Value) -> Value:
-    return bad if (bad := _integers(a, b)) is not None else a >> (b & 63)
+    if (bad := _integers(a, b)) is not None:
+        return bad
+    if a >= 0:
+        return a >> (b & 63)
+    if b <= 0:
+        return a
+    return -1 if b >= 63 else a >> b
 
 
 def shift_right_logical(a: Value, b: Value) -> Value:
-    return bad if (bad := _integers(a, b)) is not None else wrap64((a & _MASK64) >> (b & 63))
+    if (bad := _integers(a, b)) is not None:
+        return bad
+    count = b & 63
+    if a < 0 and count == 0:
+        return 0
+    return wrap64((a & _MASK64) >> count)
 
 
 def _ordered(a: Value, b: Value) -> tuple[Any, Any] | Value:

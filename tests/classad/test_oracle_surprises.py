@@ -69,3 +69,16 @@ def test_surprise(expr: str, my: dict, target: dict | None, expected: object) ->
     assert same(ours, expected), f"ours {ours!r}"
     assert same(compile_expr(expr)(mine, theirs), expected)
     assert same(oracle_eval(expr, mine, theirs), expected)
+
+
+SHIFT_OPERANDS = [-(2**63), -8, -1, 0, 1, 8, 2**63 - 1]
+SHIFT_COUNTS = [-(2**63), -65, -64, -63, -2, -1, 0, 1, 2, 62, 63, 64, 65, 127, 128, 2**63 - 1]
+
+
+@pytest.mark.parametrize("op", ["<<", ">>", ">>>"])
+def test_shift_counts_outside_0_to_63(op: str) -> None:
+    """Undefined behaviour in C; we reproduce what the oracle's build does."""
+    for x in SHIFT_OPERANDS:
+        for n in SHIFT_COUNTS:
+            text = f"{x} {op} {n}"
+            assert evaluate(text) == oracle_eval(text), text

@@ -37,7 +37,8 @@ from compiler.classad.unparse import format_value, unparse_classad_style
 from compiler.classad.values import ERROR, UNDEFINED
 
 Value = Any
-Now = int | Callable[[], int] | None
+#: A clock: epoch seconds (a simulated clock may give a float), or a function giving them.
+Now = int | float | Callable[[], int | float] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +65,11 @@ def function_context(now: Now = None, rng: random.Random | None = None) -> Any:
     if now is None:
         clock = _wall_clock
     elif callable(now):
-        clock = now
+        source = now
+
+        def clock() -> int:
+            return int(source())  # HTCondor's time() is an integer
+
     else:
         fixed = int(now)
 

@@ -23,19 +23,16 @@ listener (the event log) and kept in `fired`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Protocol
 
 from transitions import Machine
 
-from compiler.classad import ClassAd, parse, unparse
-from compiler.classad.ast import Expr
+from compiler.classad import ClassAd, parse
 from compiler.config import Config, load_config
 from compiler.errors import PolicyError
 from compiler.machine import pair_name, trigger_index, trigger_name
-from compiler.spec import guard_names
 from compiler.spec.ir import EVENT_KINDS, Action, Pair
 from compiler.table import CompiledGuard, StateTable, holds
 from runtime.ads import (
@@ -52,6 +49,7 @@ from runtime.ads import (
     retirement_remaining,
 )
 from runtime.clock import SimClock
+from runtime.fired import Fired, describe, jsonable, num
 from runtime.sensors.fake import FakeSensors
 
 Listener = Callable[[dict[str, Any]], None]
@@ -61,44 +59,6 @@ MAX_CASCADE = 64
 
 class SlotError(PolicyError):
     """A runtime problem with the input (unknown event, a cascade that never ends)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Fired:
-    """One fired transition: what DESIGN.md's `--format jsonl` prints, plus context."""
-
-    seq: int
-    t: float
-    number: int | str
-    id: str
-    letter: str | None
-    source: tuple[str, str]
-    target: tuple[str, str]
-    trigger: str
-    reason: str
-    values: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The DESIGN.md jsonl object."""
-        return {
-            "t": _num(self.t),
-            "number": self.number,
-            "letter": self.letter,
-            "from": list(self.source),
-            "to": list(self.target),
-            "reason": self.reason,
-        }
-
-    def to_text(self) -> str:
-        letter = f" {self.letter}" if self.letter else ""
-        return (
-            f"t={_num(self.t):>7} #{self.number}{letter}: {'/'.join(self.source)} -> "
-            f"{'/'.join(self.target)}  ({self.reason})"
-        )
-
-
-def _num(t: float) -> int | float:
-    return int(t) if float(t).is_integer() else round(t, 3)
 
 
 class _Model:
@@ -348,7 +308,7 @@ class Slot:
         rest = {k: v for k, v in values.items() if k.lower() not in names}
         changed = self.sensors.set(rest, self.clock.now()) if rest else {}
         for name, value in {**changed, **overrides}.items():
-            self._log({"kind": "sensor", "name": name, "value": _jsonable(value)})
+            self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
         self._invalidate()
 
     def set_job(self, values: Mapping[str, Any]) -> None:
@@ -356,7 +316,7 @@ class Slot:
         if self.record.job is None:
             raise SlotError("set_job: the slot has no job")
         self.record = replace(self.record, job={**self.record.job, **values})
-        self._log({"kind": "set_job", "values": {k: _jsonable(v) for k, v in values.items()}})
+        self._log({"kind": "set_job", "values": {k: jsonable(v) for k, v in values.items()}})
         self._invalidate()
 
     def advance(self, t: float, *, inclusive: bool = True) -> None:
@@ -459,7 +419,7 @@ class Slot:
                 if self.jobs is not None and self.record.job_running:
                     self.jobs.signal(str(action.arg))
             case "start_job":
-                self._log({"kind": "job", "op": "start", "job": _jsonable(self.record.job)})
+                self._log({"kind": "job", "op": "start", "job": jsonable(self.record.job)})
                 if self.jobs is not None:
                     self.jobs.start(dict(self.record.job or {}))
             case "spawn_backfill_client" | "kill_backfill_client" | "delete_slot":
@@ -589,7 +549,7 @@ class Slot:
             if "Load" in name and old is not None and abs(float(value) - float(old)) < 0.1:
                 continue
             self._last_sensors[name] = value
-            self._log({"kind": "sensor", "name": name, "value": _jsonable(value)})
+            self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
     def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
         busy = holds(self.policy.value("CpuBusy", ClassAd(base), None, now))
@@ -606,29 +566,7 @@ class Slot:
     def _record(self, name: str, old: Pair, new: Pair, ctx: _Context) -> None:
         row, index = self._triggers[name]
         trig = row.transition.triggers[index]
-        values: dict[str, Any] = {}
-        parts: list[str] = []
-        match trig.kind:
-            case "policy" | "immediate":
-                parts.append(f"{trig.kind}: ")
-            case "timer":
-                parts.append(f"timer {trig.name} expired")
-            case _:
-                how = f"({'|'.join(trig.how)})" if trig.how else ""
-                parts.append(f"{trig.kind} {trig.name}{how}")
-        tested = [e for e in ctx.last if not e[1]][:1] + [e for e in ctx.last if e[1]][-1:]
-        for guard, is_choice, my, target in tested:
-            text = guard.simplified
-            if is_choice:
-                parts.append(f"; {new.activity} because {text}")
-            elif trig.kind in ("policy", "immediate"):
-                parts[0] += text
-            else:
-                parts.append(f" if {text}")
-            values.update(_guard_values(text, my, target))
-        if values:
-            shown = ", ".join(f"{k}={_show(v)}" for k, v in values.items())
-            parts.append(f" [{shown}]")
+        reason, values = describe(trig, ctx.last, new.activity)
         self.seq += 1
         fired = Fired(
             seq=self.seq,
@@ -639,7 +577,7 @@ class Slot:
             source=(old.state, old.activity),
             target=(new.state, new.activity),
             trigger=trig.describe(),
-            reason="".join(parts),
+            reason=reason,
             values=values,
         )
         self.fired.append(fired)
@@ -653,44 +591,10 @@ class Slot:
                 "to": list(fired.target),
                 "trigger": fired.trigger,
                 "reason": fired.reason,
-                "values": {k: _jsonable(v) for k, v in values.items()},
+                "values": {k: jsonable(v) for k, v in values.items()},
             }
         )
 
     def _log(self, record: dict[str, Any]) -> None:
         if self.listener is not None:
-            self.listener({"t": _num(self.clock.elapsed()), **record})
-
-
-def _guard_values(text: str, my: Any, target: Any) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name in guard_names(text):
-        if name.lower() in ("true", "false", "undefined", "error"):
-            continue
-        if my is not None and name in my:
-            out[name] = my[name]
-        elif target is not None and name in target:
-            out[name] = target[name]
-    return out
-
-
-def _show(value: Any) -> str:
-    if isinstance(value, Expr):
-        return unparse(value)
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value) if not isinstance(value, str) else f'"{value}"'
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Expr):
-        return unparse(value)
-    if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_jsonable(v) for v in value]
-    if isinstance(value, float) and not math.isfinite(value):
-        return str(value)
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    return str(value)
+            self.listener({"t": num(self.clock.elapsed()), **record})

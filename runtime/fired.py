@@ -1,0 +1,131 @@
+"""What the runtime reports about a fired transition: the `Fired` record and its reason.
+
+Stage: runtime output. `describe(trigger, tested, activity)` turns the trigger that fired
+and the guards the machine found TRUE (the trigger's own guard, and for a "State/*"
+target the activity-choice guard) into the human reason, e.g. `policy: KeyboardIdle < 60
+[KeyboardIdle=0]`, with the values of the attributes the guards name. `Fired.to_json()`
+is DESIGN.md's `--format jsonl` object.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from compiler.classad import unparse
+from compiler.classad.ast import Expr
+from compiler.spec import guard_names
+from compiler.spec.ir import Trigger
+from compiler.table import CompiledGuard
+
+#: (guard, is an activity choice, MY, TARGET) for each guard found TRUE while firing.
+Tested = tuple[CompiledGuard, bool, Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Fired:
+    """One fired transition: what DESIGN.md's `--format jsonl` prints, plus context."""
+
+    seq: int
+    t: float
+    number: int | str
+    id: str
+    letter: str | None
+    source: tuple[str, str]
+    target: tuple[str, str]
+    trigger: str
+    reason: str
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The DESIGN.md jsonl object."""
+        return {
+            "t": num(self.t),
+            "number": self.number,
+            "letter": self.letter,
+            "from": list(self.source),
+            "to": list(self.target),
+            "reason": self.reason,
+        }
+
+    def to_text(self) -> str:
+        letter = f" {self.letter}" if self.letter else ""
+        return (
+            f"t={num(self.t):>7} #{self.number}{letter}: {'/'.join(self.source)} -> "
+            f"{'/'.join(self.target)}  ({self.reason})"
+        )
+
+
+def num(t: float) -> int | float:
+    """Seconds as printed: integral values without a fraction."""
+    return int(t) if float(t).is_integer() else round(t, 3)
+
+
+def describe(
+    trig: Trigger, tested_guards: Sequence[Tested], activity: str
+) -> tuple[str, dict[str, Any]]:
+    """The reason text of a fired trigger and the attribute values its guards saw."""
+    last = list(tested_guards)
+    values: dict[str, Any] = {}
+    parts: list[str] = []
+    match trig.kind:
+        case "policy" | "immediate":
+            parts.append(f"{trig.kind}: ")
+        case "timer":
+            parts.append(f"timer {trig.name} expired")
+        case _:
+            how = f"({'|'.join(trig.how)})" if trig.how else ""
+            parts.append(f"{trig.kind} {trig.name}{how}")
+    tested = [e for e in last if not e[1]][:1] + [e for e in last if e[1]][-1:]
+    for guard, is_choice, my, target in tested:
+        text = guard.simplified
+        if is_choice:
+            parts.append(f"; {activity} because {text}")
+        elif trig.kind in ("policy", "immediate"):
+            parts[0] += text
+        else:
+            parts.append(f" if {text}")
+        values.update(guard_values(text, my, target))
+    if values:
+        shown = ", ".join(f"{k}={show(v)}" for k, v in values.items())
+        parts.append(f" [{shown}]")
+    return "".join(parts), values
+
+
+def guard_values(text: str, my: Any, target: Any) -> dict[str, Any]:
+    """Values of the attributes a guard names, from MY (else TARGET)."""
+    out: dict[str, Any] = {}
+    for name in guard_names(text):
+        if name.lower() in ("true", "false", "undefined", "error"):
+            continue
+        if my is not None and name in my:
+            out[name] = my[name]
+        elif target is not None and name in target:
+            out[name] = target[name]
+    return out
+
+
+def show(value: Any) -> str:
+    """A value as the reason prints it (expressions unparsed, strings quoted)."""
+    if isinstance(value, Expr):
+        return unparse(value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value) if not isinstance(value, str) else f'"{value}"'
+
+
+def jsonable(value: Any) -> Any:
+    """A value as the JSONL event log holds it."""
+    if isinstance(value, Expr):
+        return unparse(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)

@@ -125,7 +125,7 @@ def traces(
             "JobUniverse": st.sampled_from([5, 5, 1]),
         }
     )
-    kind = st.sampled_from(["tick", "tick", "tick", "set", "set", "event", "event", "event"])
+    kind = st.sampled_from(["tick", "tick", "tick", "tick", "set", "set", "set", "event", "event"])
 
     @st.composite
     def step_list(draw: st.DrawFn) -> list[tuple[int, str, Any]]:

@@ -1,6 +1,10 @@
 """The meaning of an admin property on a recorded run (docs/properties.md, "Meaning on a
 run"): `violation(prop, moments) -> Violation | None`.
 
+The premise of `always`/`eventually` is judged at evaluation passes only: the startd sees
+its sensors when it evaluates, so a keyboard touched and released between two passes
+obliges nothing (`never` is judged at every moment).
+
 Stage: check. Pure functions over `Moment`s; conditions read the reconstructed slot ad
 with ClassAd comparison semantics (UNDEFINED/ERROR count as false). A window that has not
 ended when the run ends imposes nothing.
@@ -131,7 +135,7 @@ def _always(prop: Property, moments: Sequence[Moment]) -> Violation | None:
     assert prop.condition is not None and prop.consequence is not None
     cons = prop.consequence
     for i, m in enumerate(moments):
-        if not holds_at(prop.condition, m):
+        if not m.poll or not holds_at(prop.condition, m):
             continue
         inside, ended = window(moments, i, cons.window)
         in_pattern = [cons.pattern.matches(moments[j].state, moments[j].activity) for j in inside]
@@ -161,7 +165,7 @@ def _eventually(prop: Property, moments: Sequence[Moment]) -> Violation | None:
     assert prop.condition is not None and prop.pattern is not None
     w = prop.window or DEFAULT_EVENTUALLY
     for i, m in enumerate(moments):
-        if not holds_at(prop.condition, m):
+        if not m.poll or not holds_at(prop.condition, m):
             continue
         if prop.when is not None and not holds_at(prop.when, m):
             continue

@@ -22,7 +22,7 @@ from compiler.table import StateTable
 from runtime.check.machines import compiled_machine, config_timers, reference_machine
 from runtime.check.properties import parse_properties
 from runtime.check.reference import Fired, PolicyExprs
-from runtime.check.search import Counterexample, SearchResult, search
+from runtime.check.search import Counterexample, Machine, SearchResult, search
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,11 @@ class CheckReport:
     def coverage(self) -> dict[str, Any]:
         if self.result is None:
             return {}
+        from compiler.analysis import Analysis, reachable_pairs
+
+        reachable = reachable_pairs(Analysis(self.table))
         rows = [r.id for r in self.table.rows]
-        live = [r.id for r in self.table.rows if r.status != "dead"]
+        live = [r.id for r in self.table.rows if r.status != "dead" and r.source in reachable]
         fired = sorted(self.result.coverage.fired & set(rows), key=rows.index)
         guards = [
             (r.id, i)
@@ -145,7 +148,7 @@ class CheckReport:
         lines += [
             "",
             f"Coverage: {cov['transitions_fired']} of {cov['transitions_live']} live transitions "
-            f"fired ({cov['transitions_total']} rows); policy guards evaluated "
+            f"from reachable pairs fired ({cov['transitions_total']} rows); policy guards evaluated "
             f"{cov['guards_evaluated']} of {cov['guards_total']}, seen both TRUE and not TRUE "
             f"{cov['guards_true_and_not_true']}",
         ]
@@ -189,14 +192,13 @@ def check_policy(
         return CheckReport(era, semantics, source, table, found, None, "")
     spec = table.spec
     policy = PolicyExprs.from_config(spec, config)
-    reference = reference_machine(spec, policy, config_timers(spec, config))
-    machine, name = compiled_machine(table, config)
-    if machine is None:
-        machine, reference, name = (
-            reference,
-            None,
-            "the reference interpreter (runtime.Slot missing)",
-        )
+    interpreter = reference_machine(spec, policy, config_timers(spec, config))
+    compiled, name = compiled_machine(table, config)
+    reference: Machine | None = interpreter
+    if compiled is None:
+        compiled, reference = interpreter, None
+        name = "the reference interpreter (runtime.Slot missing)"
+    machine: Machine = compiled
     owners = _owners(policy)
     result = search(
         spec, policy, machine, props, reference=reference, max_examples=max_examples,

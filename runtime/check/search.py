@@ -177,10 +177,19 @@ def search(
         count += 1
         if progress is not None:
             progress(count)
-        run = machine(trace)
+        try:
+            run = machine(trace)
+        except Exception as err:
+            crash = Violation(
+                "machine-crash", 0, f"the machine under test raised {type(err).__name__}: {err}"
+            )
+            minimal[crash.name] = Counterexample(crash.name, crash.message, trace, (), 0)
+            raise _failure(crash.name)(crash) from None
         ref = reference(trace) if reference is not None else None
         coverage.fired.update(f.id for f in run.fired)
         coverage.outcomes.update(run.outcomes)
+        if ref is not None:
+            coverage.outcomes.update(ref.outcomes)
         found, _ = judge(spec, policy, trace, run, props, ref, builtins)
         if found:
             first = found[0]

@@ -10,6 +10,7 @@ the Requirements value the slot publishes after each step (for the built-in
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from compiler.classad import evaluate
@@ -44,10 +45,8 @@ def slot_machine(table: StateTable, config: Config) -> tuple[Machine, str]:
                 case "set":
                     slot.set_sensors(dict(step.attrs))
                 case "set_job":
-                    try:
+                    with contextlib.suppress(SlotError):  # no job: the step changes nothing
                         slot.set_job(dict(step.attrs))
-                    except SlotError:
-                        pass  # no job on the slot: the step changes nothing
                 case "event":
                     payload: dict[str, Any] = {}
                     if step.how:

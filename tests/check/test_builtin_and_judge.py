@@ -150,10 +150,11 @@ def test_always_leaves_within_polls() -> None:
         Step(20, "set", attrs=(("KeyboardIdle", 0),)),
         Step(25, "tick"),
         Step(30, "tick"),
+        Step(35, "tick"),
     )
     stays = moments(typing, START)
     leaves = moments(typing, [*START, F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
-    too_short = moments(typing[:-1], START)  # only one poll: the window has not ended
+    too_short = moments(typing[:-1], START)  # one poll after the premise: window still open
     assert violation(PROPS[1], stays) is not None
     assert violation(PROPS[1], leaves) is None
     assert violation(PROPS[1], too_short) is None

@@ -52,6 +52,23 @@ def guard_values(slot: Any) -> list[tuple[str, str, bool | None]]:
     return out
 
 
+def policy_values(slot: Any) -> list[tuple[str, str, str]]:
+    """(knob, expression, current value against the claim's job) for the published knobs."""
+    from compiler.classad import evaluate, format_value
+
+    my = slot.ad
+    job = slot.record.job
+    target = slot.classad(job) if job is not None else None
+    out = []
+    for name, text in sorted(slot.policy.texts.items()):
+        try:
+            value = format_value(evaluate(text, my, target, now=int(slot.clock.now())))
+        except Exception:  # a display must not stop the watcher
+            value = "?"
+        out.append((name, text, value))
+    return out
+
+
 def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> Group:
     now = slot.clock.now()
     header = Text.assemble(
@@ -72,6 +89,12 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
     for number, text, value in guard_values(slot):
         style = {True: "bold green", False: "dim", None: "red"}[value]
         guards.add_row(number, text, Text(str(value), style=style))
+    knobs = Table(title="policy expressions", box=None)
+    knobs.add_column("name")
+    knobs.add_column("expression", overflow="fold")
+    knobs.add_column("now")
+    for name, text, value in policy_values(slot):
+        knobs.add_row(name, text, value)
     fired = Table(title="last transitions", box=None)
     fired.add_column("t")
     fired.add_column("#")
@@ -84,7 +107,7 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
             f"{'/'.join(f.source)} -> {'/'.join(f.target)}",
             f.reason,
         )
-    parts: list[Any] = [Panel(header), sensors, guards, fired]
+    parts: list[Any] = [Panel(header), sensors, knobs, guards, fired]
     if notes:
         parts.append(Text("\n".join(notes), style="yellow"))
     return Group(*parts)

@@ -248,3 +248,13 @@ def test_requirements_as_published(era: str, semantics: str, small: bool, big: b
     for request, expected in ((1, small), (10**9, big)):
         job = {"RequestMemory": request, "JobUniverse": 5}
         assert evaluate("Requirements", s.ad, job) is expected
+
+
+def test_view_shows_policy_values_for_the_claims_job() -> None:
+    from runtime.view import policy_values
+
+    s = slot()
+    s.send("claim", job={"Owner": "garrison"})
+    values = {name: value for name, _, value in policy_values(s)}
+    assert values["RANK"] == "true" and values["START"] == "true"
+    assert values["MaxJobRetirementTime"] == "3600" and values["WANT_VACATE"] == "true"

@@ -93,8 +93,8 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
     knobs.add_column("name")
     knobs.add_column("expression", overflow="fold")
     knobs.add_column("now")
-    for name, text, value in policy_values(slot):
-        knobs.add_row(name, text, value)
+    for name, text, shown in policy_values(slot):
+        knobs.add_row(name, text, shown)
     fired = Table(title="last transitions", box=None)
     fired.add_column("t")
     fired.add_column("#")

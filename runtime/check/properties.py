@@ -306,7 +306,7 @@ def parse_properties(text: str, file: str = "<properties>") -> tuple[Property, .
         if not isinstance(node, Tree):
             continue
         line = _line_of(node)
-        source = lines[line - 1].strip() if line - 1 < len(lines) else ""
+        source = _without_comment(lines[line - 1]) if line - 1 < len(lines) else ""
         try:
             parts = [builder.transform(c) if isinstance(c, Tree) else c for c in node.children]
         except VisitError as err:  # pragma: no cover - builder methods do not raise
@@ -314,6 +314,17 @@ def parse_properties(text: str, file: str = "<properties>") -> tuple[Property, .
         out.append(_property(str(node.data), line, source, parts))
     raise_all(builder.errors)
     return tuple(out)
+
+
+def _without_comment(line: str) -> str:
+    """The property as written, without a trailing `# comment` (outside strings)."""
+    quoted = False
+    for i, ch in enumerate(line):
+        if ch == '"' and (i == 0 or line[i - 1] != "\\"):
+            quoted = not quoted
+        elif ch == "#" and not quoted:
+            return line[:i].strip()
+    return line.strip()
 
 
 def _property(kind: str, line: int, text: str, parts: list[Any]) -> Property:

@@ -45,6 +45,7 @@ def test_issue_examples() -> None:
         (Pattern("Claimed", None), Not(Compare("State", "==", "Owner")))
     )
     assert avoid.consequence == Consequence("avoids", Pattern(None, "Killing"), Window(3600.0, "s"))
+    assert avoid.text.endswith("within 1h")  # the comment is not part of the property
     assert cont.line == 7 and cont.consequence is not None
     assert cont.consequence.window == Window(1200.0, "s")
 

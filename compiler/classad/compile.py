@@ -26,7 +26,7 @@ from compiler.classad import ast
 from compiler.classad import operators as ops
 from compiler.classad.deep import call_deep
 from compiler.classad.evaluator import (
-    TEXT_FUNCTIONS,
+    TEXT_ARGUMENTS,
     Now,
     SourcedList,
     builtins,
@@ -431,11 +431,11 @@ def _call(node: ast.Call) -> Fn:
     if impl is None:
         return _constant(ERROR)
 
-    text_args = key in TEXT_FUNCTIONS
+    prepare = TEXT_ARGUMENTS.get(key)
 
     def call(scope: Scope, rt: Runtime) -> Value:
         values = [a(scope, rt) for a in args]
-        return call_builtin(impl, values, rt.ctx, scope, rt.eval_node, text_args)
+        return call_builtin(impl, values, rt.ctx, scope, rt.eval_node, prepare)
 
     return call
 

@@ -153,10 +153,6 @@ class SourcedList(list[Any]):
         self.source = source
 
 
-#: Builtins that read a list or nested-ad argument as its unparsed text.
-TEXT_FUNCTIONS = frozenset({"string", "strcat", "strcmp", "stricmp", "tolower", "toupper"})
-
-
 def source_text(value: Value) -> Value:
     """A list or nested ad as the text HTCondor's string conversion gives it."""
     if isinstance(value, SourcedList):
@@ -166,19 +162,44 @@ def source_text(value: Value) -> Value:
     return value
 
 
+def _texts(args: list[Value]) -> list[Value]:
+    return [source_text(a) for a in args]
+
+
+def _join_texts(args: list[Value]) -> list[Value]:
+    # join(sep, list) converts each element; join(sep, a, b, ...) each argument.
+    if len(args) == 2 and isinstance(args[1], list):
+        return [source_text(args[0]), [source_text(e) for e in args[1]]]
+    return _texts(args)
+
+
+ArgsHook = Callable[[list[Value]], list[Value]]
+
+#: Builtins that read a list or nested-ad argument as its unevaluated text.
+TEXT_ARGUMENTS: dict[str, ArgsHook] = {
+    "string": _texts,
+    "strcat": _texts,
+    "strcmp": _texts,
+    "stricmp": _texts,
+    "tolower": _texts,
+    "toupper": _texts,
+    "join": _join_texts,
+}
+
+
 def call_builtin(
     impl: Callable[[list[Value], Any], Value] | None,
     args: list[Value],
     ctx: Any,
     scope: Scope,
     evaluate: Callable[[ast.Expr, Scope], Value],
-    text_args: bool = False,
+    prepare: ArgsHook | None = None,
 ) -> Value:
     """Call a builtin with public values, and bring its result back into the evaluator."""
     if impl is None:
         return ERROR
-    if text_args:
-        args = [source_text(a) for a in args]
+    if prepare is not None:
+        args = prepare(args)
     public = [a if type(a) in _PLAIN else to_python(a, evaluate) for a in args]
     return to_runtime(impl(public, ctx), scope)
 
@@ -286,7 +307,7 @@ class Interpreter:
             case _:
                 args = [self.eval(a, scope) for a in node.args]
                 impl = builtins().get(key)
-                return call_builtin(impl, args, self.ctx, scope, self.eval, key in TEXT_FUNCTIONS)
+                return call_builtin(impl, args, self.ctx, scope, self.eval, TEXT_ARGUMENTS.get(key))
 
 
 def evaluate(

@@ -77,3 +77,20 @@ def test_swapped_guards_are_caught_and_shrunk() -> None:
     assert any(f.number in (14, 15) for f in cx.fired) or "14" in cx.message or "15" in cx.message
     assert len(cx.trace.steps) <= 12  # shrunk: a handful of steps
     assert cx.trace.to_dict(era, semantics)["polling"] == "explicit"
+
+
+@pytest.mark.parametrize(
+    ("era", "semantics", "text"),
+    [("htcondor-current", "code", DESKTOP), ("condor-6.8", "manual", ""),
+     ("htcondor-current", "manual", "WANT_SUSPEND = True\nSUSPEND = KeyboardIdle < 60\n"
+      "CONTINUE = KeyboardIdle > 300\nPREEMPT = KeyboardIdle < 30\n")],
+)  # fmt: skip
+def test_no_transition_proved_dead_ever_fires(era: str, semantics: str, text: str) -> None:
+    """Static and dynamic agree: what the analysis proves dead, no generated run fires."""
+    from compiler.analysis import analyse
+
+    config, table, _ = setup(era, semantics, text)
+    dead = {r for f in analyse(table, config) if f.code == "dead-transition" for r in f.rows}
+    result = run(table, era, semantics, text, 60)
+    assert not result.counterexamples
+    assert dead and not (dead & result.coverage.fired), dead & result.coverage.fired

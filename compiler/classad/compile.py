@@ -28,7 +28,6 @@ from compiler.classad.deep import call_deep
 from compiler.classad.evaluator import (
     TEXT_ARGUMENTS,
     Now,
-    SourcedList,
     builtins,
     call_builtin,
     choose,
@@ -38,6 +37,7 @@ from compiler.classad.evaluator import (
     unparse_attribute,
 )
 from compiler.classad.scope import (
+    LazyList,
     Raw,
     Scope,
     resolve,
@@ -380,12 +380,12 @@ def _subscript(node: ast.Subscript) -> Fn:
 
 
 def _list(node: ast.ListExpr) -> Fn:
-    items = tuple(compiled(i) for i in node.items)
+    for item in node.items:
+        compiled(item)  # compile the elements now, evaluate them when they are read
 
     def make_list(scope: Scope, rt: Runtime) -> Value:
-        return SourcedList([item(scope, rt) for item in items], node)
+        return LazyList(node, scope, rt.eval_node)
 
-    # Never folded: a list is built per call because callers may keep or change it.
     return make_list
 
 

@@ -23,8 +23,10 @@ from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.parser import parse
 from compiler.classad.scope import (
+    LazyList,
     Raw,
     Scope,
+    elements,
     resolve,
     resolve_absolute,
     select,
@@ -139,23 +141,9 @@ def choose(cond: Value) -> Value:
     return UNDEFINED if cond is UNDEFINED else ERROR
 
 
-class SourcedList(list[Any]):
-    """A list value that remembers the `{...}` expression it was built from.
-
-    HTCondor's string conversions print a list or nested ad as its *unevaluated*
-    expression (`string({1 + 1})` is `"{ 1 + 1 }"`), so the source travels along.
-    """
-
-    __slots__ = ("source",)
-
-    def __init__(self, items: list[Any], source: ast.ListExpr) -> None:
-        super().__init__(items)
-        self.source = source
-
-
 def source_text(value: Value) -> Value:
     """A list or nested ad as the text HTCondor's string conversion gives it."""
-    if isinstance(value, SourcedList):
+    if isinstance(value, LazyList):
         return unparse_classad_style(value.source)
     if isinstance(value, Scope) and value.node is not None:
         return unparse_classad_style(value.node)
@@ -168,8 +156,9 @@ def _texts(args: list[Value]) -> list[Value]:
 
 def _join_texts(args: list[Value]) -> list[Value]:
     # join(sep, list) converts each element; join(sep, a, b, ...) each argument.
-    if len(args) == 2 and isinstance(args[1], list):
-        return [source_text(args[0]), [source_text(e) for e in args[1]]]
+    items = elements(args[1]) if len(args) == 2 else None
+    if items is not None:
+        return [source_text(args[0]), [source_text(e) for e in items]]
     return _texts(args)
 
 
@@ -237,8 +226,8 @@ class Interpreter:
                 return select(self.eval(base, scope), node.key, self.eval, self.now)
             case ast.Subscript(base=base, index=index):
                 return subscript(self.eval(base, scope), self.eval(index, scope), self.eval)
-            case ast.ListExpr(items=items):
-                return SourcedList([self.eval(item, scope) for item in items], node)
+            case ast.ListExpr():
+                return LazyList(node, scope, self.eval)
             case ast.RecordExpr(attrs=attrs):
                 return Scope(
                     {k.lower(): v for k, v in attrs},

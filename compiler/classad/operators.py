@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable
 from typing import Any, Final
 
+from compiler.classad.scope import LazyList
 from compiler.classad.values import ERROR, UNDEFINED
 
 Value = Any
@@ -236,7 +237,7 @@ def _kind(v: Value) -> type:
     t = type(v)
     if t in _SCALAR_TYPES:
         return t
-    return list if isinstance(v, list) else dict
+    return list if isinstance(v, list | LazyList) else dict
 
 
 def identical(a: Value, b: Value) -> Value:

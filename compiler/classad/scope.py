@@ -184,8 +184,50 @@ def to_runtime(value: Any, parent: Scope | None) -> Value:
 ExprEvaluator = Callable[[ast.Expr, Scope], Value]
 
 
+class LazyList:
+    """The value of a `{...}` expression: its elements are evaluated when used.
+
+    HTCondor keeps a list as its element expressions and evaluates an element only
+    when something reads it, in the evaluation state of that moment. The difference
+    shows with cycles: for `a = {b}; b = a[0]`, `a[0]` reads `b` after `a` has been
+    evaluated, so `b` is not part of a cycle. String conversions print the list as its
+    unevaluated text (`string({1 + 1})` is `"{ 1 + 1 }"`), so the source is kept.
+    """
+
+    __slots__ = ("evaluate", "scope", "source")
+
+    def __init__(self, source: ast.ListExpr, scope: Scope, evaluate: ExprEvaluator) -> None:
+        self.source = source
+        self.scope = scope
+        self.evaluate = evaluate
+
+    def __len__(self) -> int:
+        return len(self.source.items)
+
+    def item(self, index: int) -> Value:
+        return self.evaluate(self.source.items[index], self.scope)
+
+    def force(self) -> list[Value]:
+        """All elements, evaluated now."""
+        return [self.evaluate(item, self.scope) for item in self.source.items]
+
+    def __repr__(self) -> str:
+        return f"LazyList({len(self)} items)"
+
+
+def elements(value: Value) -> list[Value] | None:
+    """The elements of a list value (evaluated now), or None for a non-list."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, LazyList):
+        return value.force()
+    return None
+
+
 def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None = None) -> Any:
     """An evaluator value as a public value: nested ads become dicts of their values."""
+    if isinstance(value, LazyList):
+        value = value.force()
     if isinstance(value, list):
         return [to_python(v, evaluate, converting) for v in value]
     if not isinstance(value, Scope):
@@ -280,9 +322,10 @@ def select(base: Value, key: str, evaluate: ExprEvaluator, now: Callable[[], int
         return resolve(base, key, False, evaluate, now)
     if base is UNDEFINED or base is ERROR:
         return base
-    if isinstance(base, list):
+    items = elements(base)
+    if items is not None:
         # Each element is selected from in turn, nested lists included (`{{}}.a` is `{{}}`).
-        return [select(item, key, evaluate, now) for item in base]
+        return [select(item, key, evaluate, now) for item in items]
     return ERROR
 
 
@@ -292,12 +335,14 @@ def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
         return ERROR
     if base is UNDEFINED or index is UNDEFINED:
         return UNDEFINED
-    if isinstance(base, list):
+    if isinstance(base, list | LazyList):
         if type(index) is not int:
             return ERROR
         # HTCondor converts the index to a 32-bit int first: {7,8}[4294967297] is 8.
         index = (index + 2**31) % 2**32 - 2**31
-        return base[index] if 0 <= index < len(base) else ERROR
+        if not 0 <= index < len(base):
+            return ERROR
+        return base.item(index) if isinstance(base, LazyList) else base[index]
     if isinstance(base, Scope) and type(index) is str:
         key = index.lower()
         raw = base.attrs.get(key, _MISSING)

@@ -37,6 +37,7 @@ from compiler.classad.evaluator import (
     unparse_attribute,
 )
 from compiler.classad.scope import (
+    NO_AD,
     LazyList,
     Raw,
     Scope,
@@ -344,11 +345,23 @@ def _attr(node: ast.AttrRef) -> Fn:
         return _lookup(node.key)
     if node.scope == ast.ROOT:
         return _absolute(node.key)
-    base = _lookup(node.scope.lower())
+    word = node.scope.lower()
+    base = _lookup(word)
     key = node.key
+    # The scope word is almost never an attribute itself: find MY / TARGET directly
+    # unless some ad on the way out defines an attribute of that name.
+    special_ad = {"my": _self_ad, "target": _other_ad}.get(word)
 
     def scoped(scope: Scope, rt: Runtime) -> Value:
-        ad = base(scope, rt)
+        ad: Value = _MISSING
+        if special_ad is not None:
+            outer: Scope | None = scope
+            while outer is not None and word not in outer.attrs:
+                outer = outer.parent
+            if outer is None:
+                ad = special_ad(scope)
+        if ad is _MISSING:
+            ad = base(scope, rt)
         if type(ad) is Scope:
             current: Scope | None = ad
             while current is not None:
@@ -359,6 +372,16 @@ def _attr(node: ast.AttrRef) -> Fn:
         return select(ad, key, rt.eval_node, rt.now)
 
     return scoped
+
+
+def _self_ad(scope: Scope) -> Value:
+    return scope if scope.attrs is not NO_AD else UNDEFINED
+
+
+def _other_ad(scope: Scope) -> Value:
+    while scope.parent is not None:
+        scope = scope.parent
+    return scope.other if scope.other is not None else UNDEFINED
 
 
 def _select(node: ast.Select) -> Fn:

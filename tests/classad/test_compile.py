@@ -70,3 +70,12 @@ def test_reused_ad_pair_sees_changes_and_cycles_reset() -> None:
     job["Owner"] = "tyner"
     assert owner(machine, job) == "tyner"
     assert owner(machine, ClassAd({"Owner": "jones"})) == "jones"
+
+
+def test_attributes_named_like_scopes_win_over_the_scope() -> None:
+    machine = {"MY": parse("[w = 8]"), "w": 3, "r": parse("[TARGET = [z = 1]; v = TARGET.z]")}
+    job = {"z": 7, "TARGET": 5}
+    for text in ["MY.w", "TARGET.z", "r.v", "[a = TARGET.z].a", "TARGET.TARGET"]:
+        expected = evaluate(text, machine, job)
+        assert _identical(compile_expr(text)(machine, job), expected), text
+    assert evaluate("MY.w", machine, job) == 8 and evaluate("r.v", machine, job) == 1

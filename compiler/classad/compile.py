@@ -388,7 +388,7 @@ def _select(node: ast.Select) -> Fn:
     base, key = compiled(node.base), node.key
 
     def selection(scope: Scope, rt: Runtime) -> Value:
-        return select(base(scope, rt), key, rt.eval_node, rt.now)
+        return select(base(scope, rt), key, rt.eval_node, rt.now, scope)
 
     return selection
 

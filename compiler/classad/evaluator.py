@@ -223,7 +223,7 @@ class Interpreter:
                 base = resolve(scope, str(scope_word).lower(), True, self.eval, self.now)
                 return select(base, node.key, self.eval, self.now)
             case ast.Select(base=base):
-                return select(self.eval(base, scope), node.key, self.eval, self.now)
+                return select(self.eval(base, scope), node.key, self.eval, self.now, scope)
             case ast.Subscript(base=base, index=index):
                 return subscript(self.eval(base, scope), self.eval(index, scope), self.eval)
             case ast.ListExpr():

@@ -316,16 +316,37 @@ def resolve_absolute(
     return resolve(root, key, False, evaluate, now)
 
 
-def select(base: Value, key: str, evaluate: ExprEvaluator, now: Callable[[], int]) -> Value:
-    """`base.name`: an attribute of an ad, mapped over a list; ERROR on other values."""
+_LEXICAL = (ast.RecordExpr, ast.ListExpr)
+
+
+def select(
+    base: Value,
+    key: str,
+    evaluate: ExprEvaluator,
+    now: Callable[[], int],
+    here: Scope | None = None,
+) -> Value:
+    """`base.name`: an attribute of an ad, mapped over a list; ERROR on other values.
+
+    Each list element is selected from in turn, nested lists included (`{{}}.a` is
+    `{{}}`). Quirk kept from HTCondor: the elements of a `{...}` list are evaluated in
+    the scope of the selecting expression (`here`), not in the ad holding the list,
+    except nested ads (and lists), which keep their lexical parent.
+    """
     if isinstance(base, Scope):
         return resolve(base, key, False, evaluate, now)
     if base is UNDEFINED or base is ERROR:
         return base
-    items = elements(base)
-    if items is not None:
-        # Each element is selected from in turn, nested lists included (`{{}}.a` is `{{}}`).
-        return [select(item, key, evaluate, now) for item in items]
+    if isinstance(base, LazyList):
+        where = here if here is not None else base.scope
+        items = [
+            # nested ads and lists keep their lexical home; everything else sees `here`
+            evaluate(item, base.scope if isinstance(item, _LEXICAL) else where)
+            for item in base.source.items
+        ]
+        return [select(item, key, evaluate, now, here) for item in items]
+    if isinstance(base, list):
+        return [select(item, key, evaluate, now, here) for item in base]
     return ERROR
 
 

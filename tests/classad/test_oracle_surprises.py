@@ -27,6 +27,15 @@ CASES = [
     # selection maps over lists, nested lists included
     ("{{}}.a", {}, None, [[]]),
     ("{[a = 1], 3, undefined}.a", {}, None, [1, E, U]),
+    # list elements selected from are evaluated where the selection is, not where the
+    # list lives (nested ads and lists keep their lexical parent)
+    ("Owner.a", {"KeyboardIdle": "0"}, {"Owner": "{MY.KeyboardIdle}"}, [E]),
+    (
+        "TARGET.M.a",
+        {"w": "1"},
+        {"w": "2", "x": "[a = 5]", "M": "{[a = w], x, {[a = w]}}"},
+        [2, 5, [2]],
+    ),
     # list indexes are truncated to 32 bits
     ("{7, 8, 9}[4294967297]", {}, None, 8),
     ("{7, 8, 9}[2147483648]", {}, None, E),

@@ -225,9 +225,20 @@ def elements(value: Value) -> list[Value] | None:
 
 
 def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None = None) -> Any:
-    """An evaluator value as a public value: nested ads become dicts of their values."""
+    """An evaluator value as a public value: nested ads become dicts of their values.
+
+    A list or ad met again inside its own conversion (`U = {U}`) becomes UNDEFINED:
+    HTCondor hands such values back unevaluated, a Python value has to be finite.
+    """
     if isinstance(value, LazyList):
-        value = value.force()
+        converting = converting if converting is not None else set()
+        marker = id(value.source)
+        if marker in converting:
+            return UNDEFINED
+        converting.add(marker)
+        out = [to_python(v, evaluate, converting) for v in value.force()]
+        converting.discard(marker)
+        return out
     if isinstance(value, list):
         return [to_python(v, evaluate, converting) for v in value]
     if not isinstance(value, Scope):

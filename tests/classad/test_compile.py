@@ -7,7 +7,7 @@ import os
 
 from hypothesis import given, settings
 
-from compiler.classad import ClassAd, ast, parse, unparse
+from compiler.classad import UNDEFINED, ClassAd, ast, parse, unparse
 from compiler.classad.compile import compile_expr
 from compiler.classad.evaluator import evaluate
 from compiler.classad.values import type_name
@@ -79,3 +79,9 @@ def test_attributes_named_like_scopes_win_over_the_scope() -> None:
         expected = evaluate(text, machine, job)
         assert _identical(compile_expr(text)(machine, job), expected), text
     assert evaluate("MY.w", machine, job) == 8 and evaluate("r.v", machine, job) == 1
+
+
+def test_self_containing_list_converts_finitely() -> None:
+    ad = {"U": parse("{U, [a = U]}")}
+    assert evaluate("U", ad) == [UNDEFINED, {"a": UNDEFINED}]
+    assert compile_expr("size(U)")(ad) == 2

@@ -232,13 +232,13 @@ def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None
     """
     if isinstance(value, LazyList):
         converting = converting if converting is not None else set()
-        marker = id(value.source)
-        if marker in converting:
+        source = id(value.source)
+        if source in converting:
             return UNDEFINED
-        converting.add(marker)
-        out = [to_python(v, evaluate, converting) for v in value.force()]
-        converting.discard(marker)
-        return out
+        converting.add(source)
+        items = [to_python(v, evaluate, converting) for v in value.force()]
+        converting.discard(source)
+        return items
     if isinstance(value, list):
         return [to_python(v, evaluate, converting) for v in value]
     if not isinstance(value, Scope):

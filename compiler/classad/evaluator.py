@@ -155,10 +155,12 @@ def _texts(args: list[Value]) -> list[Value]:
 
 
 def _join_texts(args: list[Value]) -> list[Value]:
-    # join(sep, list) converts each element; join(sep, a, b, ...) each argument.
-    items = elements(args[1]) if len(args) == 2 else None
-    if items is not None:
-        return [source_text(args[0]), [source_text(e) for e in items]]
+    # join(list) and join(sep, list) convert each element; join(sep, a, b, ...) each
+    # argument.
+    if len(args) in (1, 2):
+        items = elements(args[-1])
+        if items is not None:
+            return [*_texts(args[:-1]), [source_text(e) for e in items]]
     return _texts(args)
 
 

@@ -256,7 +256,16 @@ def _parser(old_strings: bool = False) -> Lark:
         keep_all_tokens=True,
         maybe_placeholders=True,
         transformer=_Builder(old_strings),
+        lexer_callbacks={"COMMENT": _check_comment},
     )
+
+
+def _check_comment(token: Token) -> Token:
+    if token.startswith("//") and not token.endswith("\n"):
+        raise ClassAdSyntaxError(
+            "a // comment must end with a newline", line=token.line, column=token.column
+        )
+    return token
 
 
 def _describe(exc: UnexpectedInput, text: str) -> tuple[str, int | None]:

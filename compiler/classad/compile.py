@@ -417,7 +417,7 @@ def _record(node: ast.RecordExpr) -> Fn:
     names = {k.lower(): k for k, _ in node.attrs}
 
     def make_record(scope: Scope, rt: Runtime) -> Value:
-        return Scope(attrs, scope, names=names, node=node)
+        return scope.record(node, attrs, names)
 
     return make_record
 

@@ -231,11 +231,8 @@ class Interpreter:
             case ast.ListExpr():
                 return LazyList(node, scope, self.eval)
             case ast.RecordExpr(attrs=attrs):
-                return Scope(
-                    {k.lower(): v for k, v in attrs},
-                    scope,
-                    names={k.lower(): k for k, _ in attrs},
-                    node=node,
+                return scope.record(
+                    node, {k.lower(): v for k, v in attrs}, {k.lower(): k for k, _ in attrs}
                 )
             case ast.Unary(op=op, operand=operand):
                 return ops.UNARY[op](self.eval(operand, scope))

@@ -81,7 +81,7 @@ class ClassAd(MutableMapping[str, Raw]):
 class Scope:
     """One ad during one evaluation (see the module docstring)."""
 
-    __slots__ = ("attrs", "busy", "names", "node", "other", "parent")
+    __slots__ = ("attrs", "busy", "names", "node", "other", "parent", "records")
 
     def __init__(
         self,
@@ -97,6 +97,21 @@ class Scope:
         self.busy: set[str] | None = None
         self.names = names
         self.node = node
+        self.records: dict[int, Scope] | None = None
+
+    def record(
+        self, node: ast.RecordExpr, attrs: Mapping[str, Raw], names: Mapping[str, str]
+    ) -> Scope:
+        """The nested ad `node` evaluated in this scope: one Scope per node and scope, so
+        that an attribute of a nested ad that reaches itself again (`r = [a = r.a]`) is
+        seen as a cycle (UNDEFINED, as HTCondor gives) instead of recursing forever."""
+        cache = self.records
+        if cache is None:
+            self.records = cache = {}
+        found = cache.get(id(node))
+        if found is None or found.node is not node:
+            found = cache[id(node)] = Scope(attrs, self, names=names, node=node)
+        return found
 
     def root(self) -> Scope:
         scope = self

@@ -13,11 +13,10 @@ stderr, as condor_config_val does), 2 for configuration errors (with file:line:c
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 
 from compiler.config import ERAS, Config, ConfigError, load_config
+from runtime.commands._policy_args import config_path
 
 NAME = "config"
 HELP = "Print configuration values expanded as condor_config_val does (-v: where defined)."
@@ -45,17 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _path(args: argparse.Namespace) -> Path | None:
-    if args.config:
-        return Path(args.config)
-    named = os.environ.get("CONDOR_CONFIG", "").strip()
-    if named and named.upper() != "ONLY_ENV":
-        return Path(named)
-    return None
-
-
 def _load(args: argparse.Namespace) -> Config:
-    path = _path(args)
+    path = config_path(args)
     if path is not None and not path.exists():
         raise ConfigError("no such configuration file or directory", file=str(path))
     config = load_config(

@@ -175,6 +175,23 @@ def test_json_outputs_page_names_every_log_kind() -> None:
         assert f"| `{kind}` |" in text, f"event-log kind {kind!r} is not documented"
 
 
+def test_properties_page_names_every_unit_and_anchor() -> None:
+    from runtime.check.properties import ANCHORS
+
+    text = (DOCS / "properties.md").read_text(encoding="utf-8")
+    grammar = (ROOT / "runtime" / "check" / "properties.lark").read_text(encoding="utf-8")
+    units = re.search(r"DURATION[^:]*:.*?\(((?:[a-z]+\|)+[a-z]+)\)", grammar)
+    assert units is not None
+    unit_line = re.search(r"UNIT\s+=(.*?);", text, re.S)
+    assert unit_line is not None
+    documented = set(re.findall(r"[a-z]+", unit_line.group(1)))
+    assert set(units.group(1).split("|")) == documented
+    events = {e.name for era in ERAS for e in load_spec(era).events}
+    assert set(ANCHORS) == {"JobStart", *events}, "anchors are JobStart and the events"
+    for anchor in ANCHORS:
+        assert f"`{anchor}`" in text, f"anchor {anchor} is not documented"
+
+
 def test_differences_doc_is_current() -> None:
     spec = importlib.util.spec_from_file_location(
         "gen_doc", ROOT / "tools" / "gen_differences_doc.py"

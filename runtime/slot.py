@@ -1,8 +1,10 @@
 """`runtime.Slot`: a compiled state table run live as a `transitions` machine.
 
-Stage: runtime. The machine comes from `StateTable.to_transitions()` (compiler.machine):
-its states are the era's pairs, its conditions the table's compiled predicates, its
-callbacks the spec's actions. This module only follows the generic algorithm the spec
+Stage: runtime. The slot runs from its `StateTable` alone: the machine comes from
+`compiler.machine.to_transitions(table)` (its states are the era's pairs, its conditions
+the table's compiled predicates, its callbacks the spec's actions), and the knobs,
+settings and published expressions from `table.program` (compiler.program); no
+configuration is read here. This module only follows the generic algorithm the spec
 documents (compiler.spec module docstring) to decide which trigger to pull:
 
 * evaluation pass: walk the state's `evaluation_order`, steps of the current pair only;
@@ -29,10 +31,9 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
-from compiler.classad import ClassAd, parse
-from compiler.config import Config, load_config
+from compiler.classad import ClassAd
 from compiler.errors import PolicyError
-from compiler.machine import pair_name, trigger_index, trigger_name
+from compiler.machine import pair_name, to_transitions, trigger_index, trigger_name
 from compiler.spec.ir import EVENT_KINDS, Action, Pair
 from compiler.table import CompiledGuard, StateTable, holds
 from runtime.ads import (
@@ -123,7 +124,6 @@ class Slot:
         sensors: Any = None,
         clock: Any = None,
         *,
-        config: Config | None = None,
         slot_id: int = 1,
         job: Mapping[str, Any] | None = None,
         jobs: JobControl | None = None,
@@ -137,8 +137,7 @@ class Slot:
         self.spec = table.spec
         self.clock = clock if clock is not None else SimClock()
         self.sensors = sensors if sensors is not None else FakeSensors(start=self.clock.now())
-        self.config = config if config is not None else load_config(era=table.era)
-        self.policy = policy_exprs(self.spec, self.config)
+        self.policy = policy_exprs(table.program)
         self.slot_id = slot_id
         self.request_job: dict[str, Any] = dict(job or {})
         self.jobs = jobs
@@ -146,7 +145,7 @@ class Slot:
         self.keepalive = keepalive
         self.polling = polling
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
-        kwargs = table.to_transitions()
+        kwargs = to_transitions(table)
         if initial is not None:
             if pair_name(initial) not in kwargs["states"]:
                 known = ", ".join(kwargs["states"])
@@ -171,11 +170,7 @@ class Slot:
         self._job_ads: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
         self._cpu_busy: tuple[bool, float | None, float] = (False, None, now)
         self._last_sensors: dict[str, Any] = {}
-        self.published = {
-            name: parse(text)
-            for name, text in self.policy.texts.items()
-            if name not in ("MaxJobRetirementTime", "MachineMaxVacateTime")
-        }
+        self.published = dict(table.program.published)
 
     # ------------------------------------------------------------------ public view
     @property

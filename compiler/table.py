@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from compiler.classad import compile_expr, parse
+from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.program import Program
@@ -328,8 +328,17 @@ class StateTable:
 
     @classmethod
     def from_json(cls, text: str) -> StateTable:
-        """`StateTable.from_json(t.to_json())` runs exactly as `t` does."""
-        return cls.from_dict(json.loads(text))
+        """`StateTable.from_json(t.to_json())` runs exactly as `t` does. Raises ValueError
+        (json.JSONDecodeError is one) when the text is not a table this version wrote."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a state table is a JSON object")
+        try:
+            return cls.from_dict(data)
+        except (KeyError, TypeError, IndexError) as err:
+            raise ValueError(f"not a state table: {type(err).__name__} {err}") from None
+        except ClassAdSyntaxError as err:
+            raise ValueError(f"not a state table: an expression does not parse: {err}") from None
 
     def to_csv(self) -> str:
         out = io.StringIO()

@@ -103,3 +103,21 @@ def test_another_schema_is_refused() -> None:
     data["schema"] = 1
     with pytest.raises(ValueError, match="schema"):
         StateTable.from_json(json.dumps(data))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[]", '{"schema": 2}', '{"schema": 2, "era": "condor-6.4", "semantics": "manual"}'],
+)
+def test_what_is_not_a_table_is_a_value_error(text: str) -> None:
+    with pytest.raises(ValueError):
+        StateTable.from_json(text)
+
+
+def test_an_unparsable_guard_is_a_value_error() -> None:
+    _, table = compiled("condor-6.4", "manual")
+    data = json.loads(table.to_json())
+    guard = next(g for g in data["rows"][0]["compiled"]["triggers"] if g is not None)
+    guard["simplified"] = "((("
+    with pytest.raises(ValueError, match="does not parse"):
+        StateTable.from_json(json.dumps(data))

@@ -50,6 +50,7 @@ from compiler.classad import parse
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.config import Config
 from compiler.errors import PolicyError
+from compiler.program import KnobSource
 from compiler.simplify.context import map_children
 from compiler.spec import VARIANT_UNIVERSES, EraSpec, Policy
 
@@ -67,7 +68,7 @@ class PolicyValue:
 
     policy: Policy
     name: str
-    source: str
+    source: KnobSource
     expr: A.Expr | None
 
 
@@ -108,36 +109,27 @@ class Expander:
             self._values[policy.name] = found
         return found
 
-    def policy_values(self) -> tuple[tuple[str, str], ...]:
-        """(policy name, its value text or a note) for every policy of the era."""
-        from compiler.classad import unparse
-
-        out = []
-        for policy in self.spec.policies:
-            found = self.value(policy.name)
-            match found.source:
-                case "config" | "default":
-                    assert found.expr is not None
-                    text = unparse(found.expr)
-                    if found.source == "default":
-                        text += "  (era default)"
-                case "empty":
-                    text = "(defined empty: undefined)"
-                case _:
-                    text = "(undefined)"
-            out.append((policy.name, text))
-        return tuple(out)
+    def variant_value(self, policy: Policy, suffix: str) -> PolicyValue:
+        """The configuration's expression for NAME_VANILLA/NAME_VM (unexpanded); a variant
+        has no era default, so it is "config", "empty" or "undefined"."""
+        name = policy.name + suffix
+        where = self.config.where(name)
+        if where is None:
+            return PolicyValue(policy, name, "undefined", None)
+        expr = self.config.expr(name)  # raises ConfigError with file:line on bad text
+        return PolicyValue(policy, where.name, "config" if expr is not None else "empty", expr)
 
     # -- look-ups ---------------------------------------------------------------------
 
     def _lookup(self, policy: Policy) -> PolicyValue:
         for name in (policy.name, *policy.aliases):
-            if self.config.where(name) is None:
+            where = self.config.where(name)
+            if where is None:
                 continue
             expr = self.config.expr(name)  # raises ConfigError with file:line on bad text
             if expr is None:
-                return PolicyValue(policy, name, "empty", None)
-            return PolicyValue(policy, name, "config", expr)
+                return PolicyValue(policy, where.name, "empty", None)
+            return PolicyValue(policy, where.name, "config", expr)
         if policy.default is not None:
             return PolicyValue(policy, policy.name, "default", parse(policy.default))
         return PolicyValue(policy, policy.name, "undefined", None)

@@ -27,14 +27,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
+from compiler.classad import ClassAdSyntaxError, compile_expr, parse, unparse
 from compiler.classad import ast as A
-from compiler.classad import compile_expr, unparse
 from compiler.classad.values import Value
 from compiler.config import Config, load_config
 from compiler.errors import PolicyError
 from compiler.expand import Expander
+from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
-from compiler.spec import ERAS, SEMANTICS, EraSpec, Transition, load_spec, spec_differences
+from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
 from compiler.table import CompiledGuard, Row, StateTable, Status
 
 #: Kinds of triggers whose guard is a policy condition (tried on evaluation passes or at
@@ -77,6 +78,7 @@ def compile_policy(
     fixed = dict(assume or {})
     rows = tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
     warnings = _warnings(spec, config, expander)
+    program = build_program(spec, config, warnings)
     return StateTable(
         era=era,
         semantics=semantics,
@@ -85,7 +87,7 @@ def compile_policy(
         source=source or _describe_source(config, era),
         assumptions=tuple(fixed.items()),
         warnings=tuple(warnings),
-        policy_values=expander.policy_values(),
+        program=program,
     )
 
 
@@ -112,6 +114,128 @@ def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
         )
     out += [f"configuration: {w.format()}" for w in config.warnings]
     return out
+
+
+# -- the program: knobs, runtime expressions, settings, published ad ----------------------
+
+#: (knob, context) the runtime evaluates besides the guards: PREEMPT (the PREEMPT latch of
+#: `set_preempt_latch: if_preempt`), MaxJobRetirementTime and MachineMaxVacateTime
+#: (retirement and vacate time), RANK (CurrentRank, refusing a preempting claim), START.
+RUNTIME_KNOBS = (
+    ("PREEMPT", "job"),
+    ("MaxJobRetirementTime", "job"),
+    ("RANK", "job"),
+    ("MachineMaxVacateTime", "job"),
+    ("START", "job"),
+)
+#: Runtime knobs the slot ad does not carry as expressions (the startd publishes the
+#: evaluated MachineMaxVacateTime of the running job instead; runtime.ads.machine_ad).
+_NOT_PUBLISHED = ("MaxJobRetirementTime", "MachineMaxVacateTime")
+#: Integer settings read from the configuration (None: the spec's timer or interval).
+_INT_SETTINGS = ("MATCH_TIMEOUT", "KILLING_TIMEOUT", "POLLING_INTERVAL", "UPDATE_INTERVAL")
+
+
+def build_program(spec: EraSpec, config: Config, warnings: list[str]) -> Program:
+    """Everything the slot reads besides the guards, decided once (compiler.program).
+
+    A fresh `Expander`, so that expanding the runtime's knobs adds nothing to the table's
+    own warnings; a knob no guard names whose text does not parse is kept as "invalid"
+    (with a warning) rather than stopping the compilation, as the runtime never needs it.
+    """
+    expander = Expander(spec, config)
+    knobs: list[Knob] = []
+    for policy in spec.policies:
+        knobs.append(_knob(expander, policy, None, warnings))
+        knobs += [_knob(expander, policy, suffix, warnings) for suffix in policy.variants]
+    evaluated: list[tuple[str, A.Expr]] = []
+    usable = {k.name for k in knobs if k.source != "invalid"}
+    for name, against in RUNTIME_KNOBS:
+        if name not in usable:  # not a knob of the era, or already reported invalid
+            continue
+        try:
+            evaluated.append((name, expander.guard(name, against)))
+        except PolicyError as err:  # no guard names it, so the table itself is fine
+            warnings.append(f"{err.format()} ({name} taken as UNDEFINED by the slot)")
+    published = [(name, e) for name, e in evaluated if name not in _NOT_PUBLISHED]
+    done = {name for name, _ in evaluated}
+    # The startd publishes its other policy knobs (and their variants) as the
+    # configuration writes them.
+    for knob in knobs:
+        own = knob.spelling.lower() == knob.name.lower()  # not found under an alias
+        if knob.name not in done and knob.source == "config" and knob.expr is not None and own:
+            published.append((knob.name, knob.expr))
+    cpu_busy = _optional_expr(config, "CpuBusy", warnings)
+    if cpu_busy is not None:
+        evaluated.append(("CpuBusy", cpu_busy))
+        published.append(("CpuBusy", cpu_busy))
+    return Program(tuple(knobs), tuple(evaluated), tuple(published), _settings(spec, config))
+
+
+def _knob(expander: Expander, policy: Policy, suffix: str | None, warnings: list[str]) -> Knob:
+    """The knob `policy` (or its variant `suffix`) as the configuration defines it."""
+    name = policy.name + (suffix or "")
+    try:
+        if suffix is None:
+            found = expander.value(policy.name)
+        else:
+            found = expander.variant_value(policy, suffix)
+    except PolicyError as err:  # a guard naming it would have stopped the compilation
+        warning = f"{err.format()} (no guard reads {name}; the slot takes it as UNDEFINED)"
+        if warning not in warnings:
+            warnings.append(warning)
+        return Knob(name, name, "invalid", None, suffix and policy.name, note=err.message)
+    return Knob(name, found.name, found.source, found.expr, suffix and policy.name)
+
+
+def _optional_expr(config: Config, name: str, warnings: list[str]) -> A.Expr | None:
+    try:
+        return config.expr(name)
+    except PolicyError as err:
+        warnings.append(f"{err.format()} ({name} taken as not defined)")
+        return None
+
+
+def _settings(spec: EraSpec, config: Config) -> Settings:
+    ints = {name: _int(_text(config, name)) for name in _INT_SETTINGS}
+    backfill = (_text(config, "ENABLE_BACKFILL") or "").strip().lower() in ("true", "1", "yes")
+    worklife: int | None = None
+    try:
+        policy = spec.policy("CLAIM_WORKLIFE")
+    except KeyError:
+        pass
+    else:
+        # Empty (POLICY : Desktop) means forever; never written: the era default.
+        written = config.raw("CLAIM_WORKLIFE")
+        worklife = _int(_text(config, "CLAIM_WORKLIFE") if written is not None else policy.default)
+    return Settings(
+        match_timeout=ints["MATCH_TIMEOUT"],
+        killing_timeout=ints["KILLING_TIMEOUT"],
+        polling_interval=ints["POLLING_INTERVAL"],
+        update_interval=ints["UPDATE_INTERVAL"],
+        claim_worklife=worklife,
+        backfill_enabled=backfill and bool(_text(config, "BACKFILL_SYSTEM")),
+    )
+
+
+def _text(config: Config, name: str) -> str | None:
+    try:
+        return config.get(name)
+    except PolicyError:  # a macro problem: the startd falls back to its default
+        return None
+
+
+def _int(text: str | None) -> int | None:
+    """An integer setting's value (its expression evaluated alone); None when it is not a
+    number, as the startd then keeps its default."""
+    if text is None:
+        return None
+    try:
+        value = compile_expr(parse(text))({}, None)
+    except ClassAdSyntaxError:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return int(value)
 
 
 # -- one row ------------------------------------------------------------------------------

@@ -21,14 +21,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
 from compiler.classad.values import ERROR, UNDEFINED
+from compiler.program import Program
+from compiler.spec import load_spec
 from compiler.spec.ir import EraSpec, Pair, Transition
 
 Status = Literal["live", "dead", "always"]
 
-#: Version of the JSON written by `StateTable.to_json` (README "State table JSON").
-JSON_SCHEMA_VERSION = 1
+#: Version of the JSON written by `StateTable.to_json` (docs/state-table-json.md). 2 adds
+#: what `StateTable.from_json` needs to run the table (`program`, `assumed`, per-row
+#: `compiled`); every key of 1 keeps its meaning.
+JSON_SCHEMA_VERSION = 2
 
 
 def holds(value: Any) -> bool:
@@ -68,6 +73,44 @@ class CompiledGuard:
         self, my: Mapping[str, Any], target: Mapping[str, Any] | None = None, **kw: Any
     ) -> bool:
         return holds(self.predicate(my, target, **kw))
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the predicate, which `from_dict` recompiles from `simplified`."""
+        return {
+            "text": self.text,
+            "against": self.against,
+            "expanded": self.expanded,
+            "simplified": self.simplified,
+            "status": self.status,
+            "minimised": self.minimised,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> CompiledGuard:
+        expr = parse(data["simplified"])
+        status = data["status"]
+        if status not in ("live", "dead", "always"):
+            raise ValueError(f"unknown guard status {status!r}")
+        return cls(
+            text=str(data["text"]),
+            against=str(data["against"]),
+            expanded=str(data["expanded"]),
+            simplified=str(data["simplified"]),
+            expr=expr,
+            status=status,
+            minimised=bool(data.get("minimised", True)),
+            notes=tuple(str(n) for n in data.get("notes", ())),
+            predicate=compile_expr(expr),
+        )
+
+
+def _guard_dict(guard: CompiledGuard | None) -> dict[str, Any] | None:
+    return None if guard is None else guard.to_dict()
+
+
+def _guard_from(data: Mapping[str, Any] | None) -> CompiledGuard | None:
+    return None if data is None else CompiledGuard.from_dict(data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +210,41 @@ class Row:
                 {"activity": c.activity, "guard": g.expanded, "simplified": g.simplified}
                 for c, g in zip(t.activity_choice, self.choices, strict=True)
             ],
+            "compiled": {
+                "guard": _guard_dict(self.guard),
+                "triggers": [_guard_dict(g) for g in self.triggers],
+                "choices": [g.to_dict() for g in self.choices],
+            },
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], spec: EraSpec) -> Row:
+        """The row of `spec` with id `data["id"]`, its guards read back from `compiled`."""
+        transition = spec.transition(str(data["id"]))
+        compiled = data["compiled"]
+        triggers = tuple(_guard_from(g) for g in compiled["triggers"])
+        choices = tuple(CompiledGuard.from_dict(g) for g in compiled["choices"])
+        if len(triggers) != len(transition.triggers) or len(choices) != len(
+            transition.activity_choice
+        ):
+            raise ValueError(f"row {transition.id}: the {spec.era} spec has a different shape")
+        status = data["status"]
+        policy_status = data.get("policy_status")
+        if status not in ("live", "dead", "always") or policy_status not in (
+            None,
+            "live",
+            "dead",
+            "always",
+        ):
+            raise ValueError(f"row {transition.id}: unknown status")
+        return cls(
+            transition=transition,
+            guard=_guard_from(compiled["guard"]),
+            triggers=triggers,
+            choices=choices,
+            status=status,
+            policy_status=policy_status,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +264,13 @@ class StateTable:
     source: str = "<default policy>"
     assumptions: tuple[tuple[str, Any], ...] = ()
     warnings: tuple[str, ...] = ()
-    policy_values: tuple[tuple[str, str], ...] = ()
+    program: Program = field(default_factory=Program)
+
+    @property
+    def policy_values(self) -> tuple[tuple[str, str], ...]:
+        """(policy name, its text or a note such as "(era default)"), for display only:
+        code that needs a knob reads `program.knob(name)`."""
+        return self.program.policy_values()
 
     # -- lookup ---------------------------------------------------------------------
     def row(self, key: int | str) -> Row:
@@ -214,10 +297,48 @@ class StateTable:
             "assumptions": {k: v for k, v in self.assumptions},
             "warnings": list(self.warnings),
             "rows": [r.to_dict() for r in self.rows],
+            "assumed": [[k, _value_to_json(v)] for k, v in self.assumptions],
+            "program": self.program.to_dict(),
         }
 
     def to_json(self, *, indent: int | None = 2) -> str:
         return json.dumps(self.to_dict(), indent=indent, default=_json_default)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> StateTable:
+        """The table `to_dict` wrote: the era spec reloaded by (era, semantics), guards
+        reparsed and their predicates recompiled. Raises ValueError on another layout."""
+        if data.get("schema") != JSON_SCHEMA_VERSION:
+            raise ValueError(
+                f"state table JSON schema {data.get('schema')!r}: this version reads "
+                f"{JSON_SCHEMA_VERSION} only (compile the policy again)"
+            )
+        spec = load_spec(str(data["era"]), str(data["semantics"]))
+        rows = tuple(Row.from_dict(r, spec) for r in data["rows"])
+        return cls(
+            era=spec.era,
+            semantics=spec.semantics,
+            rows=rows,
+            spec=spec,
+            source=str(data.get("source", "")),
+            assumptions=tuple((str(k), _value_from_json(v)) for k, v in data.get("assumed", ())),
+            warnings=tuple(str(w) for w in data.get("warnings", ())),
+            program=Program.from_dict(data.get("program", {})),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> StateTable:
+        """`StateTable.from_json(t.to_json())` runs exactly as `t` does. Raises ValueError
+        (json.JSONDecodeError is one) when the text is not a table this version wrote."""
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("a state table is a JSON object")
+        try:
+            return cls.from_dict(data)
+        except (KeyError, TypeError, IndexError) as err:
+            raise ValueError(f"not a state table: {type(err).__name__} {err}") from None
+        except ClassAdSyntaxError as err:
+            raise ValueError(f"not a state table: an expression does not parse: {err}") from None
 
     def to_csv(self) -> str:
         out = io.StringIO()
@@ -266,12 +387,6 @@ class StateTable:
             )
         return table
 
-    def to_transitions(self) -> dict[str, Any]:
-        """Keyword arguments for a `transitions.Machine` (see `compiler.machine`)."""
-        from compiler.machine import to_transitions
-
-        return to_transitions(self)
-
 
 _COLUMNS = (
     "number",
@@ -318,6 +433,21 @@ def _short_trigger(row: Row) -> str:
 
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _value_to_json(value: Any) -> Any:
+    """An assumed attribute value, with UNDEFINED and ERROR kept apart from strings."""
+    if value is UNDEFINED:
+        return {"classad": "undefined"}
+    if value is ERROR:
+        return {"classad": "error"}
+    return value
+
+
+def _value_from_json(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {"undefined": UNDEFINED, "error": ERROR}[value["classad"]]
+    return value
 
 
 def _json_default(value: Any) -> Any:

@@ -20,11 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler.classad import UNDEFINED, compile_expr, parse
+from compiler.classad import UNDEFINED, compile_expr, parse, unparse
 from compiler.classad.ast import Expr
 from compiler.classad.evaluator import function_context
-from compiler.config import Config
-from compiler.expand import Expander
+from compiler.program import Program
 from compiler.spec.ir import Action, EraSpec, Pair
 from compiler.table import holds
 
@@ -79,10 +78,13 @@ def eval_context(now: float) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class PolicyExprs:
-    """The policy knobs the runtime itself evaluates (not guards): compiled, per context.
+    """The compiled table's runtime expressions (`StateTable.program`), compiled once.
 
-    Built with the compiler's `Expander`, so `_VANILLA` variants, aliases and era defaults
-    apply exactly as in the guards. A missing knob is None.
+    `exprs`: the knobs the runtime evaluates besides the guards (PREEMPT, RANK,
+    MaxJobRetirementTime, MachineMaxVacateTime, START, CpuBusy), already expanded by the
+    compiler (`_VANILLA` variants, aliases, era defaults); a missing one is UNDEFINED.
+    `texts`: those and the published knobs as text (for displays); `ints`: the settings
+    by configuration name (`Settings.get`) plus "BackfillEnabled".
     """
 
     exprs: Mapping[str, Callable[..., Any]]
@@ -100,75 +102,14 @@ class PolicyExprs:
         return float(value)
 
 
-#: (knob, context) the runtime evaluates besides the guards.
-_KNOBS = (
-    ("PREEMPT", "job"),
-    ("MaxJobRetirementTime", "job"),
-    ("RANK", "job"),
-    ("MachineMaxVacateTime", "job"),
-    ("START", "job"),
-)
-#: Integer configuration values and their era defaults (None: from the spec's timers).
-_INTS = ("MATCH_TIMEOUT", "KILLING_TIMEOUT", "POLLING_INTERVAL", "UPDATE_INTERVAL")
-
-
-def policy_exprs(spec: EraSpec, config: Config) -> PolicyExprs:
-    """Compile the knobs of `_KNOBS` and read the integer settings of `config`."""
-    expander = Expander(spec, config)
-    exprs: dict[str, Callable[..., Any]] = {}
-    texts: dict[str, str] = {}
-    from compiler.classad import unparse
-
-    for name, against in _KNOBS:
-        try:
-            spec.policy(name)
-        except KeyError:
-            continue
-        expr = expander.guard(name, against)
-        exprs[name] = compile_expr(expr)
-        texts[name] = unparse(expr)
-    # The startd publishes its policy knobs (and the _VANILLA/_VM variants) in the slot ad.
-    for policy in spec.policies:
-        for name in (policy.name, *(policy.name + v for v in policy.variants)):
-            if name in texts or name in exprs:
-                continue
-            value = config.get(name)
-            if value:
-                try:
-                    parse(value)
-                except Exception:  # a knob that does not parse is the compiler's report
-                    continue
-                texts.setdefault(name, value)
-    cpu_busy = config.get("CpuBusy")
-    if cpu_busy:
-        exprs["CpuBusy"] = compile_expr(parse(cpu_busy))
-        texts["CpuBusy"] = cpu_busy
-    ints: dict[str, int | None] = {name: _int(config.get(name)) for name in _INTS}
-    backfill = (config.get("ENABLE_BACKFILL") or "").strip().lower() in ("true", "1", "yes")
-    ints["BackfillEnabled"] = int(backfill and bool(config.get("BACKFILL_SYSTEM")))
-    ints["CLAIM_WORKLIFE"] = None
-    try:
-        worklife = spec.policy("CLAIM_WORKLIFE")
-    except KeyError:
-        pass
-    else:
-        # Empty (POLICY : Desktop) means infinite; never written: the era default.
-        written = config.raw("CLAIM_WORKLIFE")
-        text = config.get("CLAIM_WORKLIFE") if written is not None else worklife.default
-        ints["CLAIM_WORKLIFE"] = _int(text)
+def policy_exprs(program: Program) -> PolicyExprs:
+    """Compile the program's runtime expressions into predicates (nothing re-expanded)."""
+    exprs = {name: compile_expr(expr) for name, expr in program.evaluated}
+    texts = {name: unparse(expr) for name, expr in (*program.evaluated, *program.published)}
+    settings = program.settings
+    ints: dict[str, int | None] = {name: settings.get(name) for name in settings.NAMES}
+    ints["BackfillEnabled"] = int(settings.backfill_enabled)
     return PolicyExprs(exprs, texts, ints)
-
-
-def _int(text: str | None) -> int | None:
-    if text is None:
-        return None
-    try:
-        value = compile_expr(parse(text))({}, None)
-    except Exception:  # a malformed knob: the startd falls back to its default
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return int(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,18 +1,28 @@
-"""`runtime.Slot`: a compiled state table run live as a `transitions` machine.
+"""`runtime.Slot`: a compiled state table run live as a `transitions` machine (the facade).
 
-Stage: runtime. The machine comes from `StateTable.to_transitions()` (compiler.machine):
-its states are the era's pairs, its conditions the table's compiled predicates, its
-callbacks the spec's actions. This module only follows the generic algorithm the spec
-documents (compiler.spec module docstring) to decide which trigger to pull:
+Stage: runtime. The slot runs from its `StateTable` alone: the machine comes from
+`compiler.machine.to_transitions(table)` (its states are the era's pairs, its conditions
+the table's compiled predicates, its callbacks the spec's actions), and the knobs,
+settings and published expressions from `table.program` (compiler.program); no
+configuration is read here. The work is split in parts this facade wires together:
 
-* evaluation pass: walk the state's `evaluation_order`, steps of the current pair only;
-  the first trigger whose guard holds fires;
-* event E: JobRunning drops on job_exit/starter_exit; the era's `event_effects` for E run
-  (`evaluate` deferred); then the protocol/command triggers named E from the current pair,
-  in row order (first that fires wins); if none fired and an effect asked, evaluate;
-* timer T: its `on_expiry` actions, then the first timer trigger named T;
-* after every state change, in the same instant: the new pair's `immediate` steps, else
-  an evaluation pass when the pair has `evaluate_on_entry`.
+* `runtime.engine.Engine`: the spec's generic algorithm (compiler.spec module docstring),
+  i.e. which triggers to pull and in which order: an evaluation pass walks the state's
+  `evaluation_order` (steps of the current pair only, the first whose guard holds fires);
+  entering a pair tries its `immediate` steps, else evaluates when the pair has
+  `evaluate_on_entry`; an event pulls the protocol/command triggers named after it, a
+  timer's expiry the timer triggers named after it;
+* `runtime.ads`: the slot record (`SlotState`) and the pure effect of each spec action
+  on it (`apply_action`);
+* `runtime.slot_ad.AdBuilder`: the slot ad the guards see (MY);
+* `runtime.timers`: running timers, the periodic evaluation, timer lengths;
+* the clock (`runtime.clock`) and the sensors, given by the caller.
+
+What stays here: the event protocol of `send` (JobRunning drops on job_exit/starter_exit;
+the era's `event_effects` for E run, `evaluate` deferred; then the event's triggers, first
+that fires wins; if none fired and an effect asked, evaluate), the outside effects of
+actions (timers, signals, the job), the cascade of one instant (after every state change
+the new pair's entry, at most MAX_CASCADE deep) and the `Fired` records.
 
 Time: `advance(t)` moves the clock to trace time t, firing due timers and the periodic
 evaluation (POLLING_INTERVAL while the state is one of the era's fast states or Condor
@@ -29,28 +39,25 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
-from compiler.classad import ClassAd, parse
-from compiler.config import Config, load_config
+from compiler.classad import ClassAd
 from compiler.errors import PolicyError
-from compiler.machine import pair_name, trigger_index, trigger_name
-from compiler.spec.ir import EVENT_KINDS, Action, Pair
-from compiler.table import CompiledGuard, StateTable, holds
+from compiler.machine import pair_name, to_transitions, trigger_index
+from compiler.spec.ir import Action, Pair
+from compiler.table import CompiledGuard, StateTable
 from runtime.ads import (
     Env,
     SlotState,
     account,
     apply_action,
-    cpu_busy_attrs,
     eval_context,
-    machine_ad,
-    max_vacate_time,
     policy_exprs,
-    predicates,
-    retirement_remaining,
 )
 from runtime.clock import SimClock
+from runtime.engine import Engine
 from runtime.fired import Fired, describe, jsonable, num
 from runtime.sensors.fake import FakeSensors
+from runtime.slot_ad import AdBuilder
+from runtime.timers import Schedule, timer_seconds
 
 Listener = Callable[[dict[str, Any]], None]
 #: Longest chain of transitions one instant may cause before we call it a loop.
@@ -123,7 +130,6 @@ class Slot:
         sensors: Any = None,
         clock: Any = None,
         *,
-        config: Config | None = None,
         slot_id: int = 1,
         job: Mapping[str, Any] | None = None,
         jobs: JobControl | None = None,
@@ -137,8 +143,7 @@ class Slot:
         self.spec = table.spec
         self.clock = clock if clock is not None else SimClock()
         self.sensors = sensors if sensors is not None else FakeSensors(start=self.clock.now())
-        self.config = config if config is not None else load_config(era=table.era)
-        self.policy = policy_exprs(self.spec, self.config)
+        self.policy = policy_exprs(table.program)
         self.slot_id = slot_id
         self.request_job: dict[str, Any] = dict(job or {})
         self.jobs = jobs
@@ -146,7 +151,7 @@ class Slot:
         self.keepalive = keepalive
         self.polling = polling
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
-        kwargs = table.to_transitions()
+        kwargs = to_transitions(table)
         if initial is not None:
             if pair_name(initial) not in kwargs["states"]:
                 known = ", ".join(kwargs["states"])
@@ -157,25 +162,26 @@ class Slot:
         self._model = _Model()
         self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
         self._triggers = trigger_index(table)
-        self._eval_steps = self._index_steps()
+        self.engine = Engine.for_table(table)
         now = self.clock.now()
         self.record = SlotState(entered_state=now, entered_activity=now, stint_start=now)
-        self.timers: dict[str, float] = {}
+        self.schedule = Schedule()
         self.fired: list[Fired] = []
         self.seq = 0
         self.evaluations = 0
         self._depth = 0
-        self._last_eval: float | None = None
         self._claim_request: Mapping[str, Any] | None = None
-        self._ad_cache: tuple[Any, ClassAd] | None = None
         self._job_ads: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
-        self._cpu_busy: tuple[bool, float | None, float] = (False, None, now)
-        self._last_sensors: dict[str, Any] = {}
-        self.published = {
-            name: parse(text)
-            for name, text in self.policy.texts.items()
-            if name not in ("MaxJobRetirementTime", "MachineMaxVacateTime")
-        }
+        self.published = dict(table.program.published)
+        self.ads = AdBuilder(
+            self.spec,
+            self.policy,
+            self.published,
+            self.sensors,
+            self._log,
+            slot_id=slot_id,
+            cpu_busy=(False, None, now),
+        )
 
     # ------------------------------------------------------------------ public view
     @property
@@ -200,6 +206,11 @@ class Slot:
     def deleted(self) -> bool:
         return self.record.deleted
 
+    @property
+    def timers(self) -> Mapping[str, float]:
+        """Running timers: name -> trace time due."""
+        return self.schedule.due
+
     def start(self) -> None:
         """Enter the initial pair as the startd does at start-up (its immediate steps)."""
         self._log(
@@ -221,7 +232,7 @@ class Slot:
     def poll(self) -> bool:
         """One evaluation pass now (sensors read afresh). True if a transition fired."""
         self._depth = 0
-        self._last_eval = self.clock.elapsed()
+        self.schedule.last_eval = self.clock.elapsed()
         self._invalidate()
         return self._evaluate(_Context(self, None))
 
@@ -269,14 +280,9 @@ class Slot:
                 continue
             evaluate = evaluate or any(a.name == "evaluate" for a in effect.actions)
             self.perform(tuple(a for a in effect.actions if a.name != "evaluate"), job)
-        for row in self.table.rows_from(pair):
-            for index, trig in enumerate(row.transition.triggers):
-                if trig.kind not in EVENT_KINDS or trig.name != event:
-                    continue
-                if trig.how and how not in trig.how:
-                    continue
-                if self._fire(trigger_name(row.id, index), ctx):
-                    return True
+        for name in self.engine.event_triggers(pair, event, how):
+            if self._fire(name, ctx):
+                return True
         if evaluate:
             return self._evaluate(_Context(self, None))
         self._log({"kind": "note", "note": f"{event} changes nothing in {pair}"})
@@ -352,31 +358,12 @@ class Slot:
         return ad
 
     def eval_ad(self, state: SlotState | None = None) -> ClassAd:
-        """MY for the guards: the published ad plus the predicates (cached per instant)."""
-        record = self.record if state is None else state
+        """MY for the guards: the published ad plus the predicates (runtime.slot_ad); the
+        slot's own ad is cached per instant, one for another `state` is built afresh."""
         now = self.clock.now()
-        key = (now, id(record), self.pair)
-        if state is None and self._ad_cache is not None and self._ad_cache[0] == key:
-            return self._ad_cache[1]
-        pair = self.pair
-        sensors = self._read_sensors(now)
-        base = machine_ad(
-            record,
-            pair,
-            now,
-            self.spec,
-            self.policy,
-            sensors,
-            slot_id=self.slot_id,
-            published_policy=self.published,
-        )
-        if "CpuBusy" in self.policy.exprs:
-            base.update(self._cpu_busy_attrs(base, now, track=state is None))
-        base.update(predicates(record, pair, now, self.spec, self.policy, base, self.overrides))
-        ad = ClassAd(base)
         if state is None:
-            self._ad_cache = (key, ad)
-        return ad
+            return self.ads.current(self.record, self.pair, now, self.overrides)
+        return self.ads.build(state, self.pair, now, self.overrides)
 
     def hypothetical(self, actions: tuple[Action, ...], job: Mapping[str, Any] | None) -> SlotState:
         """The record as `actions` would leave it (for the activity choice)."""
@@ -406,13 +393,15 @@ class Slot:
         match action.name:
             case "start_timer":
                 name = str(action.arg)
-                duration = self._timer_duration(name)
+                duration = timer_seconds(
+                    name, self.spec, self.policy, self.record, self.pair, now, self.eval_ad
+                )
                 if duration is None or (name == "lease" and self.keepalive):
                     return
-                self.timers[name] = self.clock.elapsed() + duration
+                self.schedule.start(name, self.clock.elapsed() + duration)
                 self._log({"kind": "timer", "timer": name, "op": "start", "seconds": duration})
             case "cancel_timer":
-                if self.timers.pop(str(action.arg), None) is not None:
+                if self.schedule.cancel(str(action.arg)):
                     self._log({"kind": "timer", "timer": action.arg, "op": "cancel"})
             case "signal_job":
                 self._log({"kind": "signal", "signal": action.arg})
@@ -426,45 +415,13 @@ class Slot:
                 self._log({"kind": "action", "action": str(action)})
             case _:
                 pass
-        del now
-
-    def _timer_duration(self, name: str) -> float | None:
-        match name:
-            case "MachineMaxVacateTime":
-                remaining = retirement_remaining(
-                    self.record, self.pair, self.clock.now(), self.policy, self.eval_ad()
-                )
-                return max_vacate_time(self.record, self.policy, remaining)
-            case "lease":
-                job = self.record.job or {}
-                lease = job.get("JobLeaseDuration")
-                if isinstance(lease, int | float) and not isinstance(lease, bool):
-                    return float(lease)
-            case _:
-                configured = self.policy.ints.get(name)
-                if configured is not None:
-                    return float(configured)
-        try:
-            default = self.spec.timer(name).default
-        except KeyError:
-            return None
-        return None if default is None else float(default)
-
-    def _index_steps(self) -> dict[Pair, list[str]]:
-        steps: dict[Pair, list[str]] = {}
-        for state in self.spec.states:
-            for step in state.evaluation_order:
-                steps.setdefault(step.source, []).append(
-                    trigger_name(step.transition, step.trigger)
-                )
-        return steps
 
     def _evaluate(self, ctx: _Context) -> bool:
         self.evaluations += 1
         if self.record.requirements_hidden:
             self.record = replace(self.record, requirements_hidden=False)
             self._invalidate()
-        return any(self._fire(name, ctx) for name in self._eval_steps.get(self.pair, ()))
+        return any(self._fire(name, ctx) for name in self.engine.evaluation_pass(self.pair))
 
     def _fire(self, name: str, ctx: _Context) -> bool:
         old = self.pair
@@ -487,15 +444,14 @@ class Slot:
         return True
 
     def _entered(self, ctx: _Context) -> None:
-        spec = self.spec.pair(self.pair)
-        for step in spec.immediate:
-            if self._fire(trigger_name(step.transition, step.trigger), ctx):
-                return
-        if spec.evaluate_on_entry:
+        entry = self.engine.on_entry(self.pair)
+        if any(self._fire(name, ctx) for name in entry.immediate):
+            return
+        if entry.evaluate:
             self._evaluate(ctx)
 
     def _expire(self, name: str) -> None:
-        self.timers.pop(name, None)
+        self.schedule.cancel(name)
         self._log({"kind": "timer", "timer": name, "op": "expired"})
         try:
             timer = self.spec.timer(name)
@@ -503,65 +459,21 @@ class Slot:
             return
         ctx = _Context(self, None)
         self.perform(timer.on_expiry, None)
-        for row in self.table.rows_from(self.pair):
-            for index, trig in enumerate(row.transition.triggers):
-                named = trig.kind == "timer" and trig.name == name
-                if named and self._fire(trigger_name(row.id, index), ctx):
-                    return
-
-    def _interval(self) -> float:
-        polling = self.spec.polling
-        fast = float(self.policy.ints.get("POLLING_INTERVAL") or polling.fast_interval)
-        slow = float(self.policy.ints.get("UPDATE_INTERVAL") or polling.slow_interval)
-        if self.pair.state in polling.fast_states:
-            return fast
-        load = self._read_sensors(self.clock.now()).get("CondorLoadAvg", 0)
-        return fast if isinstance(load, int | float) and load > 0 else slow
+        for trigger in self.engine.timer_triggers(self.pair, name):
+            if self._fire(trigger, ctx):
+                return
 
     def _next_due(self) -> tuple[float | None, str]:
-        best: float | None = None
-        what = ""
-        for name, due in self.timers.items():
-            if best is None or due < best:
-                best, what = due, name
+        interval = None
         if self.polling == "auto":
-            last = self._last_eval if self._last_eval is not None else self.clock.elapsed()
-            due = max(last + self._interval(), self.clock.elapsed())
-            if best is None or due < best:
-                best, what = due, "eval"
-        return best, what
+            interval = self.engine.interval(self.pair, self._condor_load)
+        return self.schedule.next_due(self.clock.elapsed(), interval)
 
-    def _read_sensors(self, now: float) -> dict[str, Any]:
-        values = dict(self.sensors.read(now))
-        if not isinstance(self.sensors, FakeSensors):  # scripted changes are logged by set
-            self._log_sensor_changes(values)
-        return values
-
-    def _log_sensor_changes(self, values: Mapping[str, Any]) -> None:
-        """Log measured changes: idle times when they drop (activity), loads by 0.1."""
-        for name, value in values.items():
-            old = self._last_sensors.get(name)
-            if old == value:
-                continue
-            if name in ("KeyboardIdle", "ConsoleIdle") and old is not None and value >= old:
-                self._last_sensors[name] = value
-                continue
-            if "Load" in name and old is not None and abs(float(value) - float(old)) < 0.1:
-                continue
-            self._last_sensors[name] = value
-            self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
-
-    def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
-        busy = holds(self.policy.value("CpuBusy", ClassAd(base), None, now))
-        was, since, changed = self._cpu_busy
-        if busy != was and track:
-            since = now if busy else None
-            changed = now
-            self._cpu_busy = (busy, since, changed)
-        return cpu_busy_attrs(self.table.era, busy, since, changed, now)
+    def _condor_load(self) -> Any:
+        return self.ads.read_sensors(self.clock.now()).get("CondorLoadAvg", 0)
 
     def _invalidate(self) -> None:
-        self._ad_cache = None
+        self.ads.invalidate()
 
     def _record(self, name: str, old: Pair, new: Pair, ctx: _Context) -> None:
         row, index = self._triggers[name]

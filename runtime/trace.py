@@ -324,7 +324,6 @@ def replay(
     trace: Trace,
     table: StateTable,
     *,
-    config: Any = None,
     until: float | None = None,
     listener: Callable[[dict[str, Any]], None] | None = None,
     jobs: Any = None,
@@ -332,13 +331,15 @@ def replay(
     """Run `trace` through a fresh `Slot` of `table` on simulated time; returns the slot.
 
     The slot's `fired` list holds every transition. `until` extends (or cuts) the run;
-    by default it ends at the last step's time.
+    by default it ends at the last step's time. The table is the slot's only input: a
+    trace's `config:` overrides are applied by compiling `table` from the overridden
+    configuration (as `condor-policy run` does).
     """
     clock = SimClock(epoch=trace.epoch)
     sensors = FakeSensors(idle_ages=trace.idle_ages, start=clock.now())
     sensors.set(trace.machine, clock.now())
     try:
-        slot = _slot(trace, table, config, listener, jobs, clock, sensors)
+        slot = _slot(trace, table, listener, jobs, clock, sensors)
     except PolicyError as err:
         err.file = trace.file
         raise
@@ -362,7 +363,6 @@ def replay(
 def _slot(
     trace: Trace,
     table: StateTable,
-    config: Any,
     listener: Any,
     jobs: Any,
     clock: SimClock,
@@ -374,7 +374,6 @@ def _slot(
         table,
         sensors,
         clock,
-        config=config,
         job=trace.job,
         jobs=jobs,
         listener=listener,

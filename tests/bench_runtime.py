@@ -72,7 +72,7 @@ def main() -> None:
     fired = evaluations = 0
     for _ in range(args.repeat):
         start = time.perf_counter()
-        slot = replay(trace, table, config=config)
+        slot = replay(trace, table)
         wall = time.perf_counter() - start
         best = min(best, wall)
         fired, evaluations = len(slot.fired), slot.evaluations

@@ -22,13 +22,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from compiler.analysis import lints
-from compiler.analysis.context import Analysis
+from compiler.analysis.context import Analysis, knob_expr
 from compiler.analysis.findings import CODES, Finding, Severity
 from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
 from compiler.analysis.table_checks import CHECKS, reachable_pairs
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
-from compiler.classad import parse
 from compiler.table import StateTable
 
 if TYPE_CHECKING:
@@ -81,12 +80,13 @@ def analyse(
 
 
 def _policies(table: StateTable) -> dict[str, A.Expr]:
+    """The knobs the administrator wrote (era defaults are the spec's, not linted)."""
     out: dict[str, A.Expr] = {}
-    for name, text in table.policy_values:
-        try:
-            out[name] = parse(text)
-        except Exception:
-            continue
+    for knob in table.program.knobs:
+        if knob.variant_of is None:
+            expr = knob_expr(knob)
+            if expr is not None:
+                out[knob.name] = expr
     return out
 
 

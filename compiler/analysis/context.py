@@ -14,7 +14,7 @@ from typing import Any
 
 from compiler.analysis.sat import Satisfiability, machine_domains, satisfiable
 from compiler.classad import ast as A
-from compiler.classad import parse
+from compiler.program import Knob
 from compiler.simplify import Domain
 from compiler.table import CompiledGuard, Row, StateTable
 
@@ -149,14 +149,27 @@ class Analysis:
         return conj([holds(compiled.expr), *parts])
 
     def policy_expr(self, name: str) -> A.Expr | None:
-        """The expanded expression of a policy name (from the table's policy values)."""
-        for key, text in self.table.policy_values:
-            if key.lower() == name.lower():
-                try:
-                    return parse(text)
-                except Exception:
-                    return None
-        return None
+        """The configuration's expression of a policy name (`knob_expr`), None when the
+        configuration leaves it to the era default (callers read the spec's) or it is
+        not a knob of the era."""
+        try:
+            knob = self.table.program.knob(name)
+        except KeyError:
+            return None
+        return knob_expr(knob)
+
+
+def knob_expr(knob: Knob) -> A.Expr | None:
+    """What the analysis reads for a knob: the configuration's (unexpanded) expression;
+    UNDEFINED for one defined empty or not at all (as the guards see it); None for an era
+    default or an invalid text, which the checks take from the spec or skip."""
+    match knob.source:
+        case "config":
+            return knob.expr
+        case "empty" | "undefined":
+            return A.UndefinedLit()
+        case _:
+            return None
 
 
 def with_machine(analysis: Analysis, names: Iterable[str]) -> Analysis:

@@ -49,11 +49,11 @@ def reference_machine(
     return run
 
 
-def compiled_machine(table: Any, config: Any) -> tuple[Machine | None, str]:
+def compiled_machine(table: Any) -> tuple[Machine | None, str]:
     """The compiled runtime (`runtime.Slot` driven by `runtime.trace`) as a machine, or
     (None, "") while the runtime is not installed."""
     try:
         from runtime.check.slot_adapter import slot_machine
     except ImportError:
         return None, ""
-    return slot_machine(table, config)
+    return slot_machine(table)

@@ -193,7 +193,7 @@ def check_policy(
     spec = table.spec
     policy = PolicyExprs.from_config(spec, config)
     interpreter = reference_machine(spec, policy, config_timers(spec, config))
-    compiled, name = compiled_machine(table, config)
+    compiled, name = compiled_machine(table)
     reference: Machine | None = interpreter
     if compiled is None:
         compiled, reference = interpreter, None

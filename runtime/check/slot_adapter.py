@@ -15,7 +15,6 @@ from typing import Any
 
 from compiler.classad import evaluate
 from compiler.classad.ast import Expr
-from compiler.config import Config
 from compiler.table import StateTable
 from runtime.check.generate import Trace
 from runtime.check.reference import EPOCH, Fired
@@ -25,12 +24,12 @@ from runtime.sensors.fake import FakeSensors
 from runtime.slot import Slot, SlotError
 
 
-def slot_machine(table: StateTable, config: Config) -> tuple[Machine, str]:
+def slot_machine(table: StateTable) -> tuple[Machine, str]:
     def run(trace: Trace) -> MachineRun:
         clock = SimClock(epoch=float(EPOCH))
         sensors = FakeSensors(start=clock.now())
         sensors.set(dict(trace.machine), clock.now())
-        slot = Slot(table, sensors, clock, config=config, job=dict(trace.job), polling="explicit")
+        slot = Slot(table, sensors, clock, job=dict(trace.job), polling="explicit")
         slot.start()
         published: dict[int, dict[str, Any]] = {}
         tags: list[tuple[int, bool]] = [(0, True)] * len(slot.fired)  # start-up: before step 0

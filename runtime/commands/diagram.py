@@ -139,7 +139,7 @@ def _replay(
     if trace.config:
         config = config.with_overrides(trace.config, source=f"{trace.file} config")
     table = compile_policy(config, choice.era, choice.semantics)
-    slot = replay(trace, table, config=config)
+    slot = replay(trace, table)
     if assume:  # the figure shows the policy under the assumptions; the run is real
         table = compile_policy(config, choice.era, choice.semantics, assume=assume)
     return table, [(fired.t, fired.id) for fired in slot.fired]

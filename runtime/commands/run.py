@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     table = compile_policy(config, era=choice.era, semantics=choice.semantics)
     log = EventLog(args.log) if args.log else None
     try:
-        slot = replay(trace, table, config=config, until=args.until, listener=log)
+        slot = replay(trace, table, until=args.until, listener=log)
     finally:
         if log is not None:
             log.close()

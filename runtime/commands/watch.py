@@ -130,7 +130,6 @@ def run(args: argparse.Namespace) -> int:
         table,
         sensors,
         WallClock(),
-        config=choice.config,
         jobs=job,
         job=_job_ad(args.job_ad),
         listener=listener,

@@ -45,7 +45,7 @@ def run(
     table: StateTable, era: str, semantics: str, text: str, examples: int, builtins: bool = True
 ):  # type: ignore[no-untyped-def]
     config, _, policy = setup(era, semantics, text)
-    machine, _ = slot_machine(table, config)
+    machine, _ = slot_machine(table)
     reference = reference_machine(table.spec, policy, config_timers(table.spec, config))
     return search(
         table.spec, policy, machine, reference=reference, max_examples=examples, seed=3,

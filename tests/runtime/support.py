@@ -25,10 +25,10 @@ def compiled(
 
 
 def run_trace(trace: Trace, semantics: str, **kw: Any) -> Any:
-    config, table = compiled(
+    _, table = compiled(
         trace.era or "htcondor-current", semantics, tuple(sorted(trace.config.items()))
     )
-    return replay(trace, table, config=config, **kw)
+    return replay(trace, table, **kw)
 
 
 def scenario_files() -> list[Path]:

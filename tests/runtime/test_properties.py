@@ -72,7 +72,7 @@ CASES = [
 
 @pytest.mark.parametrize(("era", "semantics"), CASES)
 def test_random_inputs_keep_the_slot_coherent(era: str, semantics: str) -> None:
-    config, table = compiled(era, semantics, POLICY)
+    _, table = compiled(era, semantics, POLICY)
     running_pairs = {Pair("Claimed", a) for a in ("Busy", "Suspended", "Retiring")} | {
         Pair("Preempting", a) for a in ("Vacating", "Killing")
     }
@@ -90,7 +90,7 @@ def test_random_inputs_keep_the_slot_coherent(era: str, semantics: str) -> None:
         clock = SimClock()
         sensors = FakeSensors(start=clock.now())
         sensors.set({"KeyboardIdle": 1000}, clock.now())
-        slot = Slot(table, sensors, clock, config=config)
+        slot = Slot(table, sensors, clock)
         slot.start()
         t = 0.0
         for kind, arg in script:

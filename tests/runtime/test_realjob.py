@@ -79,11 +79,11 @@ def _status(pid: int) -> str:
 
 
 def _slot(job: JobProcess, semantics: str = "manual") -> Slot:
-    config, table = compiled("htcondor-current", semantics, POLICY)
+    _, table = compiled("htcondor-current", semantics, POLICY)
     clock = SimClock()
     sensors = FakeSensors(idle_ages=False, start=clock.now())
     sensors.set({"KeyboardIdle": 2000, "PreemptNow": False, "KillNow": False}, clock.now())
-    slot = Slot(table, sensors, clock, config=config, jobs=job, job={"Owner": "coltrane"})
+    slot = Slot(table, sensors, clock, jobs=job, job={"Owner": "coltrane"})
     slot.start()
     slot.poll()
     for event in ("match", "claim", "activate"):

@@ -30,9 +30,9 @@ SIMPLE = (
 
 
 def slot(era: str = "htcondor-current", semantics: str = "manual", **kw: object) -> Slot:
-    config, table = compiled(era, semantics, SIMPLE)
+    _, table = compiled(era, semantics, SIMPLE)
     clock = SimClock()
-    s = Slot(table, FakeSensors(start=clock.now()), clock, config=config, job={"Owner": "tyner"})
+    s = Slot(table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"})
     s.start()
     return s
 
@@ -143,10 +143,10 @@ def test_polling_intervals_per_state() -> None:
 
 def test_cpu_busy_time_is_a_duration_in_6x_and_a_timestamp_now() -> None:
     for era, expected in (("condor-6.8", 40), ("htcondor-current", None)):
-        config, table = compiled(era, "manual", (*SIMPLE, ("CpuBusy", "LoadAvg > 0.5")))
+        _, table = compiled(era, "manual", (*SIMPLE, ("CpuBusy", "LoadAvg > 0.5")))
         clock = SimClock()
         sensors = FakeSensors(start=clock.now())
-        s = Slot(table, sensors, clock, config=config)
+        s = Slot(table, sensors, clock)
         s.advance(60)
         s.set_sensors({"LoadAvg": 1.0})
         s.poll()
@@ -193,9 +193,9 @@ def test_real_sensors_read_every_attribute() -> None:
 
 def test_event_log_is_one_flushed_json_line_per_record() -> None:
     stream = io.StringIO()
-    config, table = compiled("htcondor-current", "manual", SIMPLE)
+    _, table = compiled("htcondor-current", "manual", SIMPLE)
     log = EventLog(stream)
-    s = Slot(table, config=config, listener=log)
+    s = Slot(table, listener=log)
     s.start()
     s.send("match")
     records = [json.loads(line) for line in stream.getvalue().splitlines()]
@@ -240,8 +240,8 @@ def test_actions_of_the_spec_are_all_known() -> None:
 )
 def test_requirements_as_published(era: str, semantics: str, small: bool, big: bool) -> None:
     """Reference 5: current code Requirements = START && WithinResourceLimits; manual START."""
-    config, table = compiled(era, semantics, (*SIMPLE, ("START", "True")))
-    s = Slot(table, config=config)
+    _, table = compiled(era, semantics, (*SIMPLE, ("START", "True")))
+    s = Slot(table)
     s.start()
     s.poll()
     assert s.state == "Unclaimed"

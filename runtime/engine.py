@@ -1,0 +1,104 @@
+"""The slot engine: the spec's generic algorithm, as pure functions over a compiled table.
+
+Stage: runtime. Which machine trigger to pull, and in which order, is decided here from
+the table and the era spec alone (compiler.spec module docstring, "how a slot runs"):
+
+* evaluation pass: the state's `evaluation_order`, steps of the current pair only; the
+  first trigger whose guard holds fires (`Engine.evaluation_pass`);
+* entering a pair: its `immediate` steps, else an evaluation pass when the pair has
+  `evaluate_on_entry` (`Engine.on_entry`);
+* event E: the protocol/command triggers named E from the current pair, in row order, a
+  trigger whose `how` list does not hold the event's `how` skipped (`Engine.event_triggers`);
+* timer T: the timer triggers named T from the current pair (`Engine.timer_triggers`);
+* polling: POLLING_INTERVAL while the state is one of the era's fast states or Condor load
+  is positive, UPDATE_INTERVAL otherwise (`Engine.interval`).
+
+Nothing here tests a guard, touches a record or reads a clock: `runtime.slot.Slot` (the
+facade) asks, then pulls the triggers through the `transitions` machine of
+`compiler.machine.to_transitions`, whose conditions are the table's compiled predicates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from compiler.machine import trigger_name
+from compiler.program import Settings
+from compiler.spec.ir import EVENT_KINDS, EraSpec, Pair
+from compiler.table import StateTable
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What entering a pair does: try `immediate` in order, else evaluate if `evaluate`."""
+
+    immediate: tuple[str, ...]
+    evaluate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """The trigger order of one compiled table (built once per slot by `for_table`)."""
+
+    table: StateTable
+    steps: Mapping[Pair, tuple[str, ...]]
+
+    @classmethod
+    def for_table(cls, table: StateTable) -> Engine:
+        steps: dict[Pair, list[str]] = {}
+        for state in table.spec.states:
+            for step in state.evaluation_order:
+                steps.setdefault(step.source, []).append(
+                    trigger_name(step.transition, step.trigger)
+                )
+        return cls(table, MappingProxyType({k: tuple(v) for k, v in steps.items()}))
+
+    @property
+    def spec(self) -> EraSpec:
+        return self.table.spec
+
+    def evaluation_pass(self, pair: Pair) -> tuple[str, ...]:
+        """The policy triggers an evaluation pass tries in `pair`, in order."""
+        return self.steps.get(pair, ())
+
+    def on_entry(self, pair: Pair) -> Entry:
+        spec = self.spec.pair(pair)
+        immediate = tuple(trigger_name(s.transition, s.trigger) for s in spec.immediate)
+        return Entry(immediate, spec.evaluate_on_entry)
+
+    def event_triggers(self, pair: Pair, event: str, how: str | None) -> tuple[str, ...]:
+        """The triggers event `event` (with payload `how`) may pull in `pair`, in row order."""
+        out: list[str] = []
+        for row in self.table.rows_from(pair):
+            for index, trig in enumerate(row.transition.triggers):
+                if trig.kind not in EVENT_KINDS or trig.name != event:
+                    continue
+                if trig.how and how not in trig.how:
+                    continue
+                out.append(trigger_name(row.id, index))
+        return tuple(out)
+
+    def timer_triggers(self, pair: Pair, timer: str) -> tuple[str, ...]:
+        """The triggers the expiry of `timer` may pull in `pair`, in row order."""
+        return tuple(
+            trigger_name(row.id, index)
+            for row in self.table.rows_from(pair)
+            for index, trig in enumerate(row.transition.triggers)
+            if trig.kind == "timer" and trig.name == timer
+        )
+
+    def interval(self, pair: Pair, condor_load: Callable[[], Any]) -> float:
+        """Seconds to the next periodic evaluation pass in `pair` (`condor_load` is read
+        only outside the fast states: reading real sensors logs their changes)."""
+        polling = self.spec.polling
+        settings: Settings = self.table.program.settings
+        fast = float(settings.polling_interval or polling.fast_interval)
+        slow = float(settings.update_interval or polling.slow_interval)
+        if pair.state in polling.fast_states:
+            return fast
+        load = condor_load()
+        busy = isinstance(load, int | float) and load > 0
+        return fast if busy else slow

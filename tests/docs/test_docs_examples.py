@@ -131,7 +131,7 @@ def test_example_trace_fires_what_it_expects(path: Path) -> None:
         if trace.config:
             config = config.with_overrides(trace.config)
         table = compile_policy(config, era, semantics)
-        slot = replay(trace, table, config=config)
+        slot = replay(trace, table)
         assert [f.number for f in slot.fired] == list(expected), f"{path.name} ({semantics})"
 
 

@@ -258,6 +258,12 @@ def apply_action(state: SlotState, action: Action, env: Env) -> SlotState:
             )
         case "start_benchmarks", _:
             return replace(state, benchmarking=True)
+        case "finish_benchmarks", _:
+            return replace(state, benchmarking=False, last_benchmark=now)
+        case "reap_starter", _:
+            return replace(state, job_running=False)
+        case "note_backfill_client", running:
+            return replace(state, backfill_running=running == "running")
         case "spawn_backfill_client" | "kill_backfill_client", _:
             return state
         case "set_destination", where:

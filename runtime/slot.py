@@ -7,9 +7,10 @@ documents (compiler.spec module docstring) to decide which trigger to pull:
 
 * evaluation pass: walk the state's `evaluation_order`, steps of the current pair only;
   the first trigger whose guard holds fires;
-* event E: JobRunning drops on job_exit/starter_exit; the era's `event_effects` for E run
-  (`evaluate` deferred); then the protocol/command triggers named E from the current pair,
-  in row order (first that fires wins); if none fired and an effect asked, evaluate;
+* event E: the era's `event_effects` for E run, the event's own effects first (base.yaml
+  `effects`: job_exit/starter_exit reap the starter, ...; `evaluate` deferred); then the
+  protocol/command triggers named E from the current pair, in row order (first that
+  fires wins); if none fired and an effect asked, evaluate;
 * timer T: its `on_expiry` actions, then the first timer trigger named T;
 * after every state change, in the same instant: the new pair's `immediate` steps, else
   an evaluation pass when the pair has `evaluate_on_entry`.
@@ -237,7 +238,6 @@ class Slot:
             raise SlotError(f"event {event}: how must be one of {', '.join(known[event].how)}")
         job = payload.get("job")
         self._depth = 0
-        now = self.clock.now()
         self._log({"kind": "event", "event": event, **({"how": how} if how else {})})
         match event:
             case "claim" | "match":
@@ -247,15 +247,6 @@ class Slot:
                 job = dict(job) if job is not None else dict(self.request_job)
                 if self._refused(job):
                     return False
-            case "job_exit" | "starter_exit":
-                self.record = replace(self.record, job_running=False)
-                job = None
-            case "benchmarks_done":
-                self.record = replace(self.record, benchmarking=False, last_benchmark=now)
-            case "backfill_client_started":
-                self.record = replace(self.record, backfill_running=True)
-            case "backfill_client_exited":
-                self.record = replace(self.record, backfill_running=False)
             case _:
                 job = None
         self._invalidate()

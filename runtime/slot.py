@@ -361,7 +361,7 @@ class Slot:
             slot_id=self.slot_id,
             published_policy=self.published,
         )
-        if "CpuBusy" in self.policy.exprs:
+        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
             base.update(self._cpu_busy_attrs(base, now, track=state is None))
         base.update(predicates(record, pair, now, self.spec, self.policy, base, self.overrides))
         ad = ClassAd(base)
@@ -422,10 +422,16 @@ class Slot:
     def _timer_duration(self, name: str) -> float | None:
         match name:
             case "MachineMaxVacateTime":
+                helpers = self.spec.helpers
                 remaining = retirement_remaining(
-                    self.record, self.pair, self.clock.now(), self.policy, self.eval_ad()
+                    self.record,
+                    self.pair,
+                    self.clock.now(),
+                    self.policy,
+                    self.eval_ad(),
+                    helpers.retirement,
                 )
-                return max_vacate_time(self.record, self.policy, remaining)
+                return max_vacate_time(self.record, helpers.vacate, remaining)
             case "lease":
                 job = self.record.job or {}
                 lease = job.get("JobLeaseDuration")
@@ -543,13 +549,14 @@ class Slot:
             self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
     def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
-        busy = holds(self.policy.value("CpuBusy", ClassAd(base), None, now))
+        rule = self.spec.helpers.cpu_busy
+        busy = holds(self.policy.value(rule.expression, ClassAd(base), None, now))
         was, since, changed = self._cpu_busy
         if busy != was and track:
             since = now if busy else None
             changed = now
             self._cpu_busy = (busy, since, changed)
-        return cpu_busy_attrs(self.table.era, busy, since, changed, now)
+        return cpu_busy_attrs(rule, busy, since, changed, now)
 
     def _invalidate(self) -> None:
         self._ad_cache = None

@@ -186,8 +186,8 @@ def check_policy(
 ) -> CheckReport:
     """Everything `condor-policy check` reports for one policy. `properties` is
     (file name, text). Raises PolicyError on bad input."""
-    props = parse_properties(properties[1], properties[0]) if properties else ()
     table = compile_policy(config, era, semantics)
+    props = parse_properties(properties[1], properties[0], table.spec) if properties else ()
     found = analyse(table, config)
     if not dynamic:
         return CheckReport(era, semantics, source, table, found, None, "")

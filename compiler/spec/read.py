@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -367,10 +367,3 @@ def guard_names(text: str) -> tuple[str, ...]:
             continue
         names.append(token.split(".")[-1] if "." in token else token)
     return tuple(dict.fromkeys(names))
-
-
-def classad_parser() -> Callable[[str], object] | None:
-    """`compiler.classad.parse` once it exists (landing in parallel), else None."""
-    from compiler import classad
-
-    return cast("Callable[[str], object] | None", getattr(classad, "parse", None))

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, cast
 
+from compiler.classad import parse
 from compiler.errors import PolicyError
 from compiler.spec import checks, ir
 from compiler.spec.ir import Action, ActivityChoice, Citation, Pair, Trigger
@@ -41,7 +42,6 @@ from compiler.spec.read import (
     applies,
     check_keys,
     check_known,
-    classad_parser,
     guard_names,
     pick,
 )  # fmt: skip
@@ -55,7 +55,6 @@ class Resolver:
         self.m = merged
         self.sem = semantics
         self.errors = errors
-        self.parse = classad_parser()
         self.policy_names: dict[str, str] = {}
         self.timer_names: tuple[str, ...] = ()
 
@@ -129,9 +128,9 @@ class Resolver:
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 self.err(file, path, f"unknown name '{name}' in guard {text!r} "
                          f"(not a policy, predicate or attribute){hint}")  # fmt: skip
-        if self.parse is not None and text:
+        if text:
             try:
-                self.parse(text)
+                parse(text)
             except PolicyError as exc:
                 self.err(file, path, f"guard {text!r} is not valid ClassAd: {exc.message}")
         return text

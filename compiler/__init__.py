@@ -9,10 +9,18 @@ It never imports `runtime` and never prints or exits: it returns values or raise
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from compiler.attributes import load_attributes
     from compiler.policy import RowDifference, compile_policy, policy_differences
     from compiler.table import StateTable, holds
 
-__all__ = ["RowDifference", "StateTable", "compile_policy", "holds", "policy_differences"]
+__all__ = [
+    "RowDifference",
+    "StateTable",
+    "compile_policy",
+    "holds",
+    "load_attributes",
+    "policy_differences",
+]
 
 #: Public name -> the module that defines it (imported on first use).
 _HOMES = {
@@ -21,6 +29,7 @@ _HOMES = {
     "RowDifference": "compiler.policy",
     "StateTable": "compiler.table",
     "holds": "compiler.table",
+    "load_attributes": "compiler.attributes",
 }
 
 

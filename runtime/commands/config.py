@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compiler.config import ERAS, Config, ConfigError, load_config
+from compiler.config import Config, ConfigError, load_config
+from compiler.spec import ERAS
 from runtime.commands._policy_args import config_path
 
 NAME = "config"

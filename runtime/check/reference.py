@@ -657,10 +657,10 @@ class ReferenceSlot:
                 raise ValueError(f"unknown action {action}")
 
     def _timer_length(self, name: str) -> float:
+        if name == self.spec.helpers.vacate.limit:  # evalMaxVacateTime, not the bare knob
+            return int(self._max_vacate(self._remaining()))
         if name in self.timer_values:
             return self.timer_values[name]
-        if name == "MachineMaxVacateTime":
-            return int(self._max_vacate(self._remaining()))
         if (
             name == "lease"
             and self.claim_job

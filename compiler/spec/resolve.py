@@ -586,7 +586,8 @@ class Resolver:
                     quantity,
                     ir.CPU_BUSY_QUANTITIES,
                 )
-        chosen = sets.get(choice) if isinstance(sets.get(choice), dict) else {}
+        found = sets.get(choice)
+        chosen: dict[Any, Any] = found if isinstance(found, dict) else {}
         cpu_busy = ir.CpuBusyRule(
             text(cpu, "expression"),
             tuple((str(k), str(v)) for k, v in chosen.items()),

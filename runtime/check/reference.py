@@ -137,7 +137,7 @@ class PolicyExprs:
         return out
 
     def guard(
-        self, text: str, job: Mapping[str, Any] | None, my: Mapping[str, Any], now: int
+        self, text: str, job: Mapping[str, Any] | None, my: Mapping[str, Any], now: float
     ) -> A.Expr:
         """The spec guard with each policy name written in it replaced by its
         `_VANILLA`/`_VM` variant where the startd would look that up (manual: the job's
@@ -328,7 +328,7 @@ class ReferenceSlot:
         if self.peaceful and limit != rule.peaceful_unlimited_unless:
             limit = math.inf
         own = self.claim_job.get(rule.job_limit)
-        if type(own) in (int, float) and own < limit:
+        if isinstance(own, int | float) and not isinstance(own, bool) and own < limit:
             limit = float(own)
         return max(0.0, limit - self.run_time)
 
@@ -339,12 +339,12 @@ class ReferenceSlot:
         rule = self.spec.helpers.vacate
         pledged = 0.0 if self.pledged is None else self.pledged
         job = self.claim_job or {}
-        asked = None
+        asked: Any = None
         for name in rule.job_limits:
             if name in job:
                 asked = job[name]
                 break
-        if type(asked) not in (int, float):
+        if not isinstance(asked, int | float) or isinstance(asked, bool):
             return pledged
         if asked <= pledged:
             return float(asked)

@@ -86,7 +86,7 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
     guards.add_column("guard", overflow="fold")
     guards.add_column("now")
     for number, text, value in guard_values(slot):
-        style = {True: "bold green", False: "dim", None: "red"}[value]
+        style = "bold green" if value else "dim"
         guards.add_row(number, text, Text(str(value), style=style))
     knobs = Table(title="policy expressions", box=None)
     knobs.add_column("name")

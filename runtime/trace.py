@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from compiler.errors import PolicyError, raise_all
-from compiler.spec import ERAS, SEMANTICS, load_spec
+from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS, load_spec
 from compiler.table import StateTable
 from runtime.clock import SimClock
 from runtime.fired import num
@@ -255,7 +255,7 @@ def read_trace(path: str | Path, text: str | None = None) -> Trace:
         r.error(top["epoch"][1], "epoch must be a number of seconds")
         epoch = EPOCH
     expect = _expect(r, top.get("expect"))
-    spec = load_spec(era or "htcondor-current")
+    spec = load_spec(era or DEFAULT_ERA)
     events = {e.name: e for e in spec.events}
     steps: list[Step] = []
     if "steps" not in top:

@@ -6,7 +6,8 @@ transition rule of its own and evaluates nothing.
 
 Public API
 ----------
-`load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `SEMANTICS`;
+`load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `DEFAULT_ERA` (the
+newest); `SEMANTICS`;
 `spec_differences(era) -> list[Difference]` (everything that differs between the manual
 and the code semantics, with the reference's D-number); `load_spec_file(path, semantics)`
 (any era file, its vocabulary being base.yaml next to it); `SpecError(PolicyError)`: every
@@ -139,10 +140,11 @@ from compiler.spec.ir import (
     VacateRule,
 )
 from compiler.spec.load import load_spec, load_spec_file, spec_differences
-from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
+from compiler.spec.read import DEFAULT_ERA, ERAS, SEMANTICS, SpecError, guard_names
 
 __all__ = [
     "CPU_BUSY_QUANTITIES",
+    "DEFAULT_ERA",
     "ERAS",
     "EVENT_KINDS",
     "POLICY_KINDS",

@@ -27,6 +27,8 @@ from spec import data_path
 ERA_DIR = data_path("eras")
 VOCABULARY = "base.yaml"
 ERAS: tuple[str, ...] = ("condor-6.4", "condor-6.8", "htcondor-current")
+#: The era a command or trace uses when it names none: the newest.
+DEFAULT_ERA = ERAS[-1]
 SEMANTICS: tuple[str, ...] = ("manual", "code")
 _VARIANT_KEYS = frozenset(SEMANTICS)
 UNNUMBERED = re.compile(r"^unnumbered:[a-z][a-z0-9_]*$")

@@ -108,3 +108,18 @@ def test_the_rule_can_fail(tmp_path: Path) -> None:
     assert ("compiler.classad.values", ("UNDEFINED",)) in found
     assert "compiler.classad.values" not in FACES
     assert ("runtime.ads", ("_context",)) in found
+
+
+ALL_RUNTIME = sorted((ROOT / "runtime").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", ALL_RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_era_name_in_runtime_code(path: Path) -> None:
+    """Era facts are spec data (spec/eras options, helpers): no runtime module names an
+    era, neither in a comparison (`if era == "htcondor-current"`) nor in a list of its own
+    (compiler.spec.ERAS is the one list)."""
+    from compiler.spec import ERAS
+
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and node.value in ERAS:
+            raise AssertionError(f"{path.name}:{node.lineno} names the era {node.value!r}")

@@ -85,7 +85,7 @@ def test_top_floor_uses_only_public_faces(path: Path) -> None:
 def test_the_walker_exceptions_are_still_needed() -> None:
     """An entry of WALKERS that no file uses any more must be removed from the list."""
     used = {(p.name, m) for p in TOP_FLOOR for m, _ in imports(p) if (p.name, m) in WALKERS}
-    assert used == WALKERS
+    assert not WALKERS - used, f"no longer imported, remove from WALKERS: {WALKERS - used}"
 
 
 @pytest.mark.parametrize("path", MINE[1:], ids=lambda p: str(p.relative_to(ROOT)))

@@ -9,21 +9,36 @@ It never imports `runtime` and never prints or exits: it returns values or raise
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from compiler.policy import compile_policy
-    from compiler.table import StateTable
+    from compiler.attributes import load_attributes
+    from compiler.policy import RowDifference, compile_policy, policy_differences
+    from compiler.table import StateTable, holds
 
-__all__ = ["StateTable", "compile_policy"]
+__all__ = [
+    "RowDifference",
+    "StateTable",
+    "compile_policy",
+    "holds",
+    "load_attributes",
+    "policy_differences",
+]
+
+#: Public name -> the module that defines it (imported on first use).
+_HOMES = {
+    "compile_policy": "compiler.policy",
+    "policy_differences": "compiler.policy",
+    "RowDifference": "compiler.policy",
+    "StateTable": "compiler.table",
+    "holds": "compiler.table",
+    "load_attributes": "compiler.attributes",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """`compile_policy` and `StateTable`, imported on first use: importing `compiler`
-    (e.g. for `compiler.classad`) must not pull in sympy and the whole join."""
-    if name == "compile_policy":
-        from compiler.policy import compile_policy
+    """The names of `__all__`, imported on first use: importing `compiler` (e.g. for
+    `compiler.classad`) must not pull in sympy and the whole join."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    import importlib
 
-        return compile_policy
-    if name == "StateTable":
-        from compiler.table import StateTable
-
-        return StateTable
-    raise AttributeError(f"module 'compiler' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)

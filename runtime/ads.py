@@ -24,7 +24,7 @@ from compiler.classad import UNDEFINED, compile_expr, parse, unparse
 from compiler.classad.ast import Expr
 from compiler.classad.evaluator import function_context
 from compiler.program import Program
-from compiler.spec.ir import Action, EraSpec, Pair
+from compiler.spec.ir import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 from compiler.table import holds
 
 #: Activities whose time counts as job run time (Claim::getJobTotalRunTime).
@@ -134,7 +134,9 @@ def apply_action(state: SlotState, action: Action, env: Env) -> SlotState:
                 job_start=now,
                 activations=state.activations + 1,
                 waiting_for_activation=False,
-                pledged_vacate=env.policy.number("MachineMaxVacateTime", env.my, state.job, now),
+                pledged_vacate=env.policy.number(
+                    env.spec.helpers.vacate.limit, env.my, state.job, now
+                ),
                 job_run=0.0,
                 job_suspend=0.0,
             )
@@ -199,6 +201,12 @@ def apply_action(state: SlotState, action: Action, env: Env) -> SlotState:
             )
         case "start_benchmarks", _:
             return replace(state, benchmarking=True)
+        case "finish_benchmarks", _:
+            return replace(state, benchmarking=False, last_benchmark=now)
+        case "reap_starter", _:
+            return replace(state, job_running=False)
+        case "note_backfill_client", running:
+            return replace(state, backfill_running=running == "running")
         case "spawn_backfill_client" | "kill_backfill_client", _:
             return state
         case "set_destination", where:
@@ -254,30 +262,37 @@ def totals(state: SlotState, pair: Pair, now: float) -> tuple[float, float, floa
 
 
 def retirement_remaining(
-    state: SlotState, pair: Pair, now: float, policy: PolicyExprs, my: Mapping[str, Any]
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    policy: PolicyExprs,
+    my: Mapping[str, Any],
+    rule: RetirementRule,
 ) -> float:
-    """Resource::evalRetirementRemaining: MJRT (job may only lower it) minus job run time."""
+    """Resource::evalRetirementRemaining as `rule` (spec helpers) states it: the machine's
+    limit against the job, the job's own only when smaller, minus the job's run time."""
     if not state.job_running or state.job is None:
         return 0.0
-    if state.draining == "quick":
+    if state.draining in rule.drains_without_retirement:
         return 0.0
-    mjrt = policy.number("MaxJobRetirementTime", my, state.job, now)
-    mjrt = 0.0 if mjrt is None else mjrt
-    if state.peaceful and mjrt != -1:
-        mjrt = math.inf
-    own = state.job.get("MaxJobRetirementTime") if state.job else None
-    if isinstance(own, int | float) and not isinstance(own, bool) and own < mjrt:
-        mjrt = float(own)
+    limit = policy.number(rule.limit, my, state.job, now)
+    limit = 0.0 if limit is None else limit
+    if state.peaceful and limit != rule.peaceful_unlimited_unless:
+        limit = math.inf
+    own = state.job.get(rule.job_limit)
+    if isinstance(own, int | float) and not isinstance(own, bool) and own < limit:
+        limit = float(own)
     run = totals(state, pair, now)[0]
-    return max(0.0, mjrt - run)
+    return max(0.0, limit - run)
 
 
-def max_vacate_time(state: SlotState, policy: PolicyExprs, remaining: float) -> float:
-    """Resource::evalMaxVacateTime: the pledged machine value, a smaller job value wins,
-    a larger one only out of the remaining retirement."""
+def max_vacate_time(state: SlotState, rule: VacateRule, remaining: float) -> float:
+    """Resource::evalMaxVacateTime as `rule` (spec helpers) states it: the value pledged
+    when the job started; a smaller job value wins, a larger one only out of the
+    remaining retirement."""
     machine = state.pledged_vacate if state.pledged_vacate is not None else 0.0
     job = state.job or {}
-    wanted = job.get("JobMaxVacateTime", job.get("KillSigTimeout"))
+    wanted = next((job[name] for name in rule.job_limits if name in job), None)
     if not isinstance(wanted, int | float) or isinstance(wanted, bool):
         return machine
     if wanted <= machine:
@@ -297,11 +312,11 @@ def predicates(
     """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics."""
     preempting = state.preempting_job is not None
     may_unretire = state.reversible and not preempting and state.draining is None
-    remaining = retirement_remaining(state, pair, now, policy, my)
+    remaining = retirement_remaining(state, pair, now, policy, my, spec.helpers.retirement)
     options = dict(spec.options)
     expired = remaining <= 0
     if options.get("retirement_vacate_allowance") and state.job_running:
-        expired = expired or max_vacate_time(state, policy, remaining) >= remaining
+        expired = expired or max_vacate_time(state, spec.helpers.vacate, remaining) >= remaining
     worklife = policy.ints.get("CLAIM_WORKLIFE")
     worklife_over = (
         worklife is not None
@@ -422,11 +437,14 @@ def machine_ad(
 
 
 def cpu_busy_attrs(
-    era: str, busy: bool, since: float | None, changed: float, now: float
+    rule: CpuBusyRule, busy: bool, since: float | None, changed: float, now: float
 ) -> dict[str, Any]:
-    """CpuIsBusy/CpuBusyTime as the era publishes them (reference D17): 6.x a duration,
-    current code (latches) CpuBusyValue and the epoch time of the last change."""
-    if era == "htcondor-current":
-        return {"CpuIsBusy": busy, "CpuBusyValue": int(busy), "CpuBusyTime": int(changed)}
-    duration = int(now - since) if busy and since is not None else 0
-    return {"CpuIsBusy": busy, "CpuBusy": busy, "CpuBusyTime": duration}
+    """The CpuBusy attributes the era publishes (`rule.publish`, reference D17): the value,
+    as 0/1, seconds since it became TRUE (0 while FALSE), or time() of its last change."""
+    quantities: dict[str, Any] = {
+        "busy": busy,
+        "busy_number": int(busy),
+        "seconds_busy": int(now - since) if busy and since is not None else 0,
+        "last_change": int(changed),
+    }
+    return {attribute: quantities[quantity] for attribute, quantity in rule.publish}

@@ -1,6 +1,8 @@
 """What the runtime reports about a fired transition: the `Fired` record and its reason.
 
-Stage: runtime output. `describe(trigger, tested, activity)` turns the trigger that fired
+Stage: runtime output. `Fired` is the one record of a fired transition: the runtime's
+`Slot` and the reference interpreter of `condor-policy check` both report it.
+`describe(trigger, tested, activity)` turns the trigger that fired
 and the guards the machine found TRUE (the trigger's own guard, and for a "State/*"
 target the activity-choice guard) into the human reason, e.g. `policy: KeyboardIdle < 60
 [KeyboardIdle=0]`, with the values of the attributes the guards name. `Fired.to_json()`
@@ -26,7 +28,13 @@ Tested = tuple[CompiledGuard, bool, Any, Any]
 
 @dataclass(frozen=True, slots=True)
 class Fired:
-    """One fired transition: what DESIGN.md's `--format jsonl` prints, plus context."""
+    """One fired transition: what DESIGN.md's `--format jsonl` prints, plus context.
+
+    `step` is the index of the trace step during which it fired (-1: not known, e.g. a
+    live slot; the number of steps: after the last one, while the clock ran on), and
+    `advancing` whether it fired while the clock advanced to that step (a timer) rather
+    than by the step itself; `runtime.trace.replay` reports both to its observer.
+    """
 
     seq: int
     t: float
@@ -38,6 +46,8 @@ class Fired:
     trigger: str
     reason: str
     values: Mapping[str, Any] = field(default_factory=dict)
+    step: int = -1
+    advancing: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The DESIGN.md jsonl object."""

@@ -248,7 +248,6 @@ class Slot:
             raise SlotError(f"event {event}: how must be one of {', '.join(known[event].how)}")
         job = payload.get("job")
         self._depth = 0
-        now = self.clock.now()
         self._log({"kind": "event", "event": event, **({"how": how} if how else {})})
         match event:
             case "claim" | "match":
@@ -258,15 +257,6 @@ class Slot:
                 job = dict(job) if job is not None else dict(self.request_job)
                 if self._refused(job):
                     return False
-            case "job_exit" | "starter_exit":
-                self.record = replace(self.record, job_running=False)
-                job = None
-            case "benchmarks_done":
-                self.record = replace(self.record, benchmarking=False, last_benchmark=now)
-            case "backfill_client_started":
-                self.record = replace(self.record, backfill_running=True)
-            case "backfill_client_exited":
-                self.record = replace(self.record, backfill_running=False)
             case _:
                 job = None
         self._invalidate()

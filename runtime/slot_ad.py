@@ -73,7 +73,7 @@ class AdBuilder:
             slot_id=self.slot_id,
             published_policy=self.published,
         )
-        if "CpuBusy" in self.policy.exprs:
+        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
             base.update(self._cpu_busy_attrs(base, now, track=track))
         base.update(predicates(record, pair, now, self.spec, self.policy, base, overrides))
         return ClassAd(base)
@@ -99,10 +99,11 @@ class AdBuilder:
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
     def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
-        busy = holds(self.policy.value("CpuBusy", ClassAd(base), None, now))
+        rule = self.spec.helpers.cpu_busy
+        busy = holds(self.policy.value(rule.expression, ClassAd(base), None, now))
         was, since, changed = self.cpu_busy
         if busy != was and track:
             since = now if busy else None
             changed = now
             self.cpu_busy = (busy, since, changed)
-        return cpu_busy_attrs(self.spec.era, busy, since, changed, now)
+        return cpu_busy_attrs(rule, busy, since, changed, now)

@@ -62,8 +62,9 @@ def timer_seconds(
     the slot ad, built only when the length depends on it."""
     match name:
         case "MachineMaxVacateTime":
-            remaining = retirement_remaining(record, pair, now, policy, my())
-            return max_vacate_time(record, policy, remaining)
+            helpers = spec.helpers
+            remaining = retirement_remaining(record, pair, now, policy, my(), helpers.retirement)
+            return max_vacate_time(record, helpers.vacate, remaining)
         case "lease":
             lease = (record.job or {}).get("JobLeaseDuration")
             if isinstance(lease, int | float) and not isinstance(lease, bool):

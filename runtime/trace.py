@@ -2,9 +2,11 @@
 
 Stage: runtime input. `read_trace(path)` parses YAML or JSON (`yaml.safe_load`
 semantics; positions from `yaml.compose` node marks) into a checked, immutable `Trace`,
-reporting every problem of the file at once as `file:line:col: message`. `replay(...)`
-drives a `Slot` with fake sensors and the simulated clock through the steps, as fast as
-the CPU allows.
+reporting every problem of the file at once as `file:line:col: message`; `Trace.to_dict()`
+and `dump_trace` write one back (read_trace of the dump is the same trace), which is how
+`condor-policy check` prints a generated counterexample. `replay(...)` drives a `Slot`
+with fake sensors and the simulated clock through the steps, as fast as the CPU allows:
+`condor-policy run` and `check`'s compiled machine both call it.
 
 Besides DESIGN.md's keys a trace may hold: `expect` (the transition numbers the story
 should fire, a list or `{manual: [...], code: [...]}`; written by hand from the manual,
@@ -24,10 +26,14 @@ from typing import Any
 import yaml
 
 from compiler.errors import PolicyError, raise_all
-from compiler.spec import ERAS, SEMANTICS, load_spec
+from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS, load_spec
 from compiler.table import StateTable
 from runtime.clock import SimClock
+from runtime.fired import num
 from runtime.sensors.fake import FakeSensors
+
+#: time() at trace time 0 when a trace gives no `epoch` (DESIGN.md trace format).
+EPOCH = 1_000_000_000
 
 TOP_KEYS = (
     "era",
@@ -65,6 +71,22 @@ class Step:
     values: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0
 
+    def to_dict(self) -> dict[str, Any]:
+        """The step as a trace file writes it."""
+        out: dict[str, Any] = {"t": num(self.t)}
+        match self.kind:
+            case "tick":
+                out["tick"] = True
+            case "event":
+                out["event"] = self.event
+                if self.how is not None:
+                    out["how"] = self.how
+                if self.job is not None:
+                    out["job"] = dict(self.job)
+            case _:
+                out[self.kind] = dict(self.values)
+        return out
+
 
 @dataclass(frozen=True, slots=True)
 class Trace:
@@ -81,10 +103,38 @@ class Trace:
     polling: str = "auto"
     job: Mapping[str, Any] = field(default_factory=dict)
     slot: str = "static"
-    epoch: float = 1_000_000_000.0
+    epoch: float = float(EPOCH)
     keepalive: bool = True
     expect: Mapping[str, tuple[int | str, ...]] = field(default_factory=dict)
     description: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """The trace as a trace file writes it (keys at their default are left out, except
+        the ones a reader should see: initial, machine, idle_ages, polling, slot)."""
+        out: dict[str, Any] = {}
+        if self.description:
+            out["description"] = self.description
+        for key in ("era", "semantics"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.config:
+            out["config"] = dict(self.config)
+        out["initial"] = {"state": self.initial[0], "activity": self.initial[1]}
+        out["machine"] = dict(self.machine)
+        out["idle_ages"] = self.idle_ages
+        out["polling"] = self.polling
+        if self.job:
+            out["job"] = dict(self.job)
+        out["slot"] = self.slot
+        if self.epoch != EPOCH:
+            out["epoch"] = num(self.epoch)
+        if not self.keepalive:
+            out["keepalive"] = False
+        if self.expect:
+            groups = {k: list(v) for k, v in self.expect.items()}
+            out["expect"] = groups["any"] if set(groups) == {"any"} else groups
+        out["steps"] = [step.to_dict() for step in self.steps]
+        return out
 
     def expected(self, semantics: str) -> tuple[int | str, ...] | None:
         """The hand-written expected transition numbers for `semantics` (None if absent)."""
@@ -200,12 +250,12 @@ def read_trace(path: str | Path, text: str | None = None) -> Trace:
     if slot not in ("static", "dynamic"):
         r.error(top["slot"][1], "slot must be static or dynamic")
         slot = "static"
-    epoch = values.get("epoch", 1_000_000_000)
+    epoch = values.get("epoch", EPOCH)
     if not isinstance(epoch, int | float) or isinstance(epoch, bool):
         r.error(top["epoch"][1], "epoch must be a number of seconds")
-        epoch = 1_000_000_000
+        epoch = EPOCH
     expect = _expect(r, top.get("expect"))
-    spec = load_spec(era or "htcondor-current")
+    spec = load_spec(era or DEFAULT_ERA)
     events = {e.name: e for e in spec.events}
     steps: list[Step] = []
     if "steps" not in top:
@@ -230,6 +280,11 @@ def read_trace(path: str | Path, text: str | None = None) -> Trace:
         expect=expect,
         description=str(values.get("description", "")),
     )
+
+
+def dump_trace(trace: Trace) -> str:
+    """A trace file's text (YAML) for `trace`: what `read_trace` reads back."""
+    return yaml.safe_dump(trace.to_dict(), sort_keys=False, default_flow_style=None)
 
 
 def _config_text(value: Any) -> str:
@@ -319,6 +374,11 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
 
 # ------------------------------------------------------------------------------ replay
 
+#: Called by `replay` with (slot, step index, applied): after the clock advanced to the
+#: step (applied False), after the step (True), and once after the clock ran on past the
+#: last step (index = number of steps, applied False).
+Observer = Callable[[Any, int, bool], None]
+
 
 def replay(
     trace: Trace,
@@ -327,13 +387,16 @@ def replay(
     until: float | None = None,
     listener: Callable[[dict[str, Any]], None] | None = None,
     jobs: Any = None,
+    observer: Observer | None = None,
 ) -> Any:
     """Run `trace` through a fresh `Slot` of `table` on simulated time; returns the slot.
 
     The slot's `fired` list holds every transition. `until` extends (or cuts) the run;
     by default it ends at the last step's time. The table is the slot's only input: a
     trace's `config:` overrides are applied by compiling `table` from the overridden
-    configuration (as `condor-policy run` does).
+    configuration (as `condor-policy run` does). Before a step at time t the timers due
+    before t fire; ones due at t itself fire after the step (and after the last step when
+    the run ends at t).
     """
     clock = SimClock(epoch=trace.epoch)
     sensors = FakeSensors(idle_ages=trace.idle_ages, start=clock.now())
@@ -345,18 +408,24 @@ def replay(
         raise
     slot.start()
     end = until if until is not None else (trace.steps[-1].t if trace.steps else 0.0)
-    for step in trace.steps:
+    for index, step in enumerate(trace.steps):
         if step.t > end:
             break
         slot.advance(step.t, inclusive=False)
+        if observer is not None:
+            observer(slot, index, False)
         try:
             _apply(slot, step)
         except PolicyError as err:
             err.file, err.line = trace.file, step.line
             raise
+        if observer is not None:
+            observer(slot, index, True)
         if slot.deleted:
             return slot
     slot.advance(end)
+    if observer is not None:
+        observer(slot, len(trace.steps), False)
     return slot
 
 

@@ -32,9 +32,9 @@ SENSOR_NAMES = (
 )
 
 
-def guard_values(slot: Any) -> list[tuple[str, str, bool | None]]:
+def guard_values(slot: Any) -> list[tuple[str, str, bool]]:
     """(row number, simplified guard, holds now) for the policy guards leaving this pair."""
-    out: list[tuple[str, str, bool | None]] = []
+    out: list[tuple[str, str, bool]] = []
     my = slot.ad
     job = slot.record.job
     target = slot.classad(job) if job is not None else None
@@ -44,17 +44,16 @@ def guard_values(slot: Any) -> list[tuple[str, str, bool | None]]:
             if guard is None or trig.kind not in ("policy", "immediate"):
                 continue
             ctx_target = None if trig.against == "local" else target
-            try:
-                value: bool | None = guard.test(my, ctx_target, now=now)
-            except Exception:  # a display must not stop the watcher
-                value = None
+            # A compiled guard does not raise: ClassAd problems (and nesting too deep for
+            # the stack) evaluate to ERROR, which does not hold.
+            value = guard.test(my, ctx_target, now=now)
             out.append((str(row.number), guard.simplified, value))
     return out
 
 
 def policy_values(slot: Any) -> list[tuple[str, str, str]]:
     """(knob, expression, current value against the claim's job) for the published knobs."""
-    from compiler.classad import evaluate, format_value
+    from compiler.classad import ClassAdSyntaxError, evaluate, format_value
 
     my = slot.ad
     job = slot.record.job
@@ -63,7 +62,7 @@ def policy_values(slot: Any) -> list[tuple[str, str, str]]:
     for name, text in sorted(slot.policy.texts.items()):
         try:
             value = format_value(evaluate(text, my, target, now=int(slot.clock.now())))
-        except Exception:  # a display must not stop the watcher
+        except ClassAdSyntaxError:  # a knob text that does not parse: shown, not evaluated
             value = "?"
         out.append((name, text, value))
     return out
@@ -87,7 +86,7 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
     guards.add_column("guard", overflow="fold")
     guards.add_column("now")
     for number, text, value in guard_values(slot):
-        style = {True: "bold green", False: "dim", None: "red"}[value]
+        style = "bold green" if value else "dim"
         guards.add_row(number, text, Text(str(value), style=style))
     knobs = Table(title="policy expressions", box=None)
     knobs.add_column("name")

@@ -6,7 +6,8 @@ transition rule of its own and evaluates nothing.
 
 Public API
 ----------
-`load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `SEMANTICS`;
+`load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `DEFAULT_ERA` (the
+newest); `SEMANTICS`;
 `spec_differences(era) -> list[Difference]` (everything that differs between the manual
 and the code semantics, with the reference's D-number); `load_spec_file(path, semantics)`
 (any era file, its vocabulary being base.yaml next to it); `SpecError(PolicyError)`: every
@@ -57,7 +58,8 @@ Polling: fast_interval (POLLING_INTERVAL), slow_interval (UPDATE_INTERVAL), fast
 Policy: name, meaning, aliases, variants ("_VANILLA", "_VM": VARIANT_UNIVERSES maps each
   suffix to its JobUniverse), default, if_undefined (fatal | not_true), difference.
 Predicate: name, meaning.
-Event: name, kind, meaning, how.   EventEffect: event, sources, actions, how.
+Event: name, kind, meaning, how, effects, citation.   EventEffect: event, sources, actions, how.
+Helpers: retirement (RetirementRule), vacate (VacateRule), cpu_busy (CpuBusyRule).
 PublishRule: states, attribute, value ("<state>"/"<activity>" or ClassAd text), note.
 Citation: seed, section, anchor, functions, reference, recovered.
 Difference: era, item, d_number, manual, code.
@@ -81,12 +83,13 @@ How the runtime drives a slot (no rule lives in runtime code)
   fast_states, else every slow_interval; also when an `evaluate` action asks): walk
   `state.evaluation_order`, skipping steps whose source is not the current pair; the first
   step whose guard holds fires its transition with that trigger.
-* Event E (payload `how`): job_exit and starter_exit first make JobRunning FALSE (the
-  starter is gone); then run the actions of every EventEffect for E whose sources
+* Event E (payload `how`): run the actions of every EventEffect for E whose sources
   contain the current pair (and whose `how` is empty or contains the payload), except
-  `evaluate`; then try, in row order, the triggers of kind protocol/command named E from the
-  current pair (`how` empty or matching) whose guard holds; the first fires. If none fired
-  and an effect asked for `evaluate`, run an evaluation pass.
+  `evaluate` -- the event's own `Event.effects` (base.yaml: job_exit/starter_exit reap the
+  starter, benchmarks_done finishes the benchmarks, the backfill client's start/exit) come
+  first, in every pair; then try, in row order, the triggers of kind protocol/command
+  named E from the current pair (`how` empty or matching) whose guard holds; the first
+  fires. If none fired and an effect asked for `evaluate`, run an evaluation pass.
 * Timer T expires: run `timer.on_expiry`, then fire the first row from the current pair
   with a timer trigger named T. Timers are started and cancelled only by actions.
 * Firing row R with trigger G: run G.actions, then R.actions; if R.target is "State/*",
@@ -97,20 +100,31 @@ How the runtime drives a slot (no rule lives in runtime code)
 * Cascades, in the same instant: on entering a pair, try its `immediate` steps in order
   (first holding guard fires); if none fired and `evaluate_on_entry`, run an evaluation
   pass of the new pair. Every fired row is reported with its number.
-* `options` holds era switches the predicates need: claim_worklife_needs_activation,
-  retirement_vacate_allowance (RetirementExpired also when remaining <= max vacate time).
+* `options` holds every era switch of base.yaml `options` (the era's value, else the
+  default): claim_worklife_needs_activation, retirement_vacate_allowance
+  (RetirementExpired also when remaining <= max vacate time), cpu_busy_publish (D17).
+* `helpers` (base.yaml, with the reference's citations) are the startd computations behind
+  predicates, timers and published attributes: RetirementRule
+  (Resource::evalRetirementRemaining), VacateRule (Resource::evalMaxVacateTime) and
+  CpuBusyRule (the CpuBusy attributes the era publishes). Each interpreter applies them
+  with its own code.
 """
 
 from compiler.spec.ir import (
+    CPU_BUSY_QUANTITIES,
+    EVENT_KINDS,
+    POLICY_KINDS,
     VARIANT_UNIVERSES,
     Action,
     ActivityChoice,
     Citation,
+    CpuBusyRule,
     Difference,
     EraSpec,
     EvalStep,
     Event,
     EventEffect,
+    Helpers,
     Letter,
     Pair,
     PairSpec,
@@ -118,26 +132,34 @@ from compiler.spec.ir import (
     Polling,
     Predicate,
     PublishRule,
+    RetirementRule,
     StateSpec,
     Timer,
     Transition,
     Trigger,
+    VacateRule,
 )
 from compiler.spec.load import load_spec, load_spec_file, spec_differences
-from compiler.spec.read import ERAS, SEMANTICS, SpecError, guard_names
+from compiler.spec.read import DEFAULT_ERA, ERAS, SEMANTICS, SpecError, guard_names
 
 __all__ = [
+    "CPU_BUSY_QUANTITIES",
+    "DEFAULT_ERA",
     "ERAS",
+    "EVENT_KINDS",
+    "POLICY_KINDS",
     "SEMANTICS",
     "VARIANT_UNIVERSES",
     "Action",
     "ActivityChoice",
     "Citation",
+    "CpuBusyRule",
     "Difference",
     "EraSpec",
     "EvalStep",
     "Event",
     "EventEffect",
+    "Helpers",
     "Letter",
     "Pair",
     "PairSpec",
@@ -145,11 +167,13 @@ __all__ = [
     "Polling",
     "Predicate",
     "PublishRule",
+    "RetirementRule",
     "SpecError",
     "StateSpec",
     "Timer",
     "Transition",
     "Trigger",
+    "VacateRule",
     "guard_names",
     "load_spec",
     "load_spec_file",

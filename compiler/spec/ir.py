@@ -311,12 +311,18 @@ class Predicate:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """A trace event (DESIGN.md), its kind and allowed `how` payloads."""
+    """A trace event (DESIGN.md), its kind and allowed `how` payloads.
+
+    `effects` are the actions the event performs in every era and pair (base.yaml: the
+    starter's exit clears JobRunning, ...); the loader also puts them first in the era's
+    `event_effects`, so an interpreter runs them with the era's own effects."""
 
     name: str
     kind: Literal["protocol", "command"]
     meaning: str
     how: tuple[str, ...] = ()
+    effects: tuple[Action, ...] = ()
+    citation: Citation | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +333,69 @@ class EventEffect:
     sources: tuple[Pair, ...]
     actions: tuple[Action, ...]
     how: tuple[str, ...] = ()
+
+
+#: What a CpuBusy attribute publishes (`CpuBusyRule.publish`): the last value as a boolean,
+#: as 0/1, seconds since it became TRUE (0 while FALSE), time() of its last change.
+CPU_BUSY_QUANTITIES: tuple[str, ...] = ("busy", "busy_number", "seconds_busy", "last_change")
+
+
+@dataclass(frozen=True, slots=True)
+class RetirementRule:
+    """Resource::evalRetirementRemaining (base.yaml `helpers.retirement_remaining`).
+
+    With a running job: the policy `limit` evaluated against the job (not a number: 0);
+    after a peaceful shutdown infinite unless it equals `peaceful_unlimited_unless`; the
+    job ad's `job_limit` replaces it only when smaller; remaining = max(0, limit - job run
+    time). No running job, or a drain in `drains_without_retirement`: 0.
+    """
+
+    limit: str
+    job_limit: str
+    peaceful_unlimited_unless: int
+    drains_without_retirement: tuple[str, ...]
+    meaning: str
+    citation: Citation
+
+
+@dataclass(frozen=True, slots=True)
+class VacateRule:
+    """Resource::evalMaxVacateTime (base.yaml `helpers.max_vacate_time`).
+
+    The machine value is the policy `limit` evaluated when the job started (pledged; none:
+    0); the job value is the first of `job_limits` the job ad has as a number. A job value
+    up to the machine value wins; a larger one is granted only out of the remaining
+    retirement, never below the machine value.
+    """
+
+    limit: str
+    job_limits: tuple[str, ...]
+    meaning: str
+    citation: Citation
+
+
+@dataclass(frozen=True, slots=True)
+class CpuBusyRule:
+    """The startd's CpuBusy bookkeeping (base.yaml `helpers.cpu_busy`, reference D17).
+
+    The configuration's `expression` knob is evaluated whenever the slot ad is built; the
+    era (option cpu_busy_publish) publishes the attributes of `publish`, each one of
+    CPU_BUSY_QUANTITIES. No knob configured: nothing is published.
+    """
+
+    expression: str
+    publish: tuple[tuple[str, str], ...]
+    meaning: str
+    citation: Citation
+
+
+@dataclass(frozen=True, slots=True)
+class Helpers:
+    """The startd helper computations both interpreters apply (base.yaml `helpers`)."""
+
+    retirement: RetirementRule
+    vacate: VacateRule
+    cpu_busy: CpuBusyRule
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,6 +446,7 @@ class EraSpec:
     publish: tuple[PublishRule, ...]
     options: tuple[tuple[str, bool | int | str], ...]
     numbered_count: int
+    helpers: Helpers
 
     def state(self, name: str) -> StateSpec:
         for state in self.states:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
@@ -27,6 +27,8 @@ from spec import data_path
 ERA_DIR = data_path("eras")
 VOCABULARY = "base.yaml"
 ERAS: tuple[str, ...] = ("condor-6.4", "condor-6.8", "htcondor-current")
+#: The era a command or trace uses when it names none: the newest.
+DEFAULT_ERA = ERAS[-1]
 SEMANTICS: tuple[str, ...] = ("manual", "code")
 _VARIANT_KEYS = frozenset(SEMANTICS)
 UNNUMBERED = re.compile(r"^unnumbered:[a-z][a-z0-9_]*$")
@@ -41,7 +43,20 @@ ERA_KEYS = (
 _MAP_SECTIONS = ("states", "pairs", "activity_choice", "policies", "timers", "letters", "options")
 _DICT_SECTIONS = ("polling", "letter_citation")
 _LIST_SECTIONS = ("publish", "event_effects")
-VOCAB_KEYS = ("states", "activities", "events", "predicates", "actions", "policies", "attributes")
+VOCAB_KEYS = (
+    "states", "activities", "events", "predicates", "actions", "policies", "attributes",
+    "options", "helpers",
+)  # fmt: skip
+EVENT_KEYS = ("kind", "how", "meaning", "effects", "citation")
+OPTION_KEYS = ("values", "default", "meaning")
+HELPER_KEYS: dict[str, tuple[str, ...]] = {
+    "retirement_remaining": (
+        "meaning", "limit", "job_limit", "peaceful_unlimited_unless",
+        "drains_without_retirement", "citation",
+    ),
+    "max_vacate_time": ("meaning", "limit", "job_limits", "citation"),
+    "cpu_busy": ("meaning", "expression", "publish", "citation"),
+}  # fmt: skip
 STATE_KEYS = ("activities", "on_enter", "on_exit", "internal", "semantics")
 PAIR_KEYS = ("on_enter", "on_exit", "evaluate_on_entry")
 ROW_KEYS = (
@@ -213,6 +228,8 @@ class Vocabulary:
     actions: Mapping[str, Mapping[str, Any]]
     policies: Mapping[str, str]
     attributes: Mapping[str, str]
+    options: Mapping[str, Mapping[str, Any]]
+    helpers: Mapping[str, Mapping[str, Any]]
 
 
 def read_vocabulary(directory: Path, errors: Errors) -> Vocabulary:
@@ -225,9 +242,23 @@ def read_vocabulary(directory: Path, errors: Errors) -> Vocabulary:
             errors.add(file, key, "expected a mapping")
             sections[key] = {}
     for name, event in sections["events"].items():
-        check_keys(errors, file, f"events.{name}", event, ("kind", "how", "meaning"))
+        check_keys(errors, file, f"events.{name}", event, EVENT_KEYS)
     for name, action in sections["actions"].items():
         check_keys(errors, file, f"actions.{name}", action, ("args", "meaning"))
+    for name, option in sections["options"].items():
+        entry = check_keys(errors, file, f"options.{name}", option, OPTION_KEYS)
+        if entry and entry.get("default") not in (entry.get("values") or []):
+            errors.add(file, f"options.{name}.default", "the default must be one of the values")
+    check_keys(errors, file, "helpers", sections["helpers"], HELPER_KEYS)
+    for name, helper in sections["helpers"].items():
+        if name in HELPER_KEYS:
+            entry = check_keys(errors, file, f"helpers.{name}", helper, HELPER_KEYS[name])
+            for key in HELPER_KEYS[name]:
+                if key not in entry:
+                    errors.add(file, f"helpers.{name}", f"required key '{key}' is missing")
+    missing = [name for name in HELPER_KEYS if name not in sections["helpers"]]
+    if missing:
+        errors.add(file, "helpers", f"missing helpers: {', '.join(missing)}")
     return Vocabulary(file, *(sections[k] for k in VOCAB_KEYS))
 
 
@@ -338,10 +369,3 @@ def guard_names(text: str) -> tuple[str, ...]:
             continue
         names.append(token.split(".")[-1] if "." in token else token)
     return tuple(dict.fromkeys(names))
-
-
-def classad_parser() -> Callable[[str], object] | None:
-    """`compiler.classad.parse` once it exists (landing in parallel), else None."""
-    from compiler import classad
-
-    return cast("Callable[[str], object] | None", getattr(classad, "parse", None))

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, cast
 
+from compiler.classad import parse
 from compiler.errors import PolicyError
 from compiler.spec import checks, ir
 from compiler.spec.ir import Action, ActivityChoice, Citation, Pair, Trigger
@@ -41,7 +42,6 @@ from compiler.spec.read import (
     applies,
     check_keys,
     check_known,
-    classad_parser,
     guard_names,
     pick,
 )  # fmt: skip
@@ -55,7 +55,6 @@ class Resolver:
         self.m = merged
         self.sem = semantics
         self.errors = errors
-        self.parse = classad_parser()
         self.policy_names: dict[str, str] = {}
         self.timer_names: tuple[str, ...] = ()
 
@@ -129,9 +128,9 @@ class Resolver:
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 self.err(file, path, f"unknown name '{name}' in guard {text!r} "
                          f"(not a policy, predicate or attribute){hint}")  # fmt: skip
-        if self.parse is not None and text:
+        if text:
             try:
-                self.parse(text)
+                parse(text)
             except PolicyError as exc:
                 self.err(file, path, f"guard {text!r} is not valid ClassAd: {exc.message}")
         return text
@@ -466,9 +465,142 @@ class Resolver:
                                       str(data.get("note", "")), data.get("difference")))  # fmt: skip
         return out
 
-    def resolve_effects(self) -> list[ir.EventEffect]:
-        file, entries = self.scalar("event_effects", [])
+    def resolve_events(self) -> list[ir.Event]:
+        """The vocabulary's events, with their era-independent `effects` checked."""
         out = []
+        for name, raw in self.v.events.items():
+            data = raw if isinstance(raw, dict) else {}
+            path = f"events.{name}"
+            effects = self.actions(self.v.file, f"{path}.effects", data.get("effects"))
+            citation = data.get("citation")
+            if effects and citation is None:
+                self.err(self.v.file, f"{path}.citation", "an event with effects needs a citation")
+            out.append(ir.Event(
+                name, data.get("kind", "protocol"), str(data.get("meaning", "")),
+                tuple(data.get("how", [])), effects,
+                None if citation is None else self.citation(self.v.file, f"{path}.citation", citation, ""),
+            ))  # fmt: skip
+        return out
+
+    def resolve_options(self) -> tuple[tuple[str, bool | int | str], ...]:
+        """Every option of the vocabulary: the era's value (checked) or the default."""
+        known = self.v.options
+        values = {name: (entry or {}).get("default") for name, entry in known.items()}
+        for name, (file, path, raw) in self.section("options").items():
+            if not check_known(self.errors, file, path, "option", name, known):
+                continue
+            value = pick(raw, self.sem)
+            allowed = list((known[name] or {}).get("values") or [])
+            if not any(value == a and type(value) is type(a) for a in allowed):
+                shown = ", ".join(
+                    str(a).lower() if isinstance(a, bool) else str(a) for a in allowed
+                )
+                self.err(file, path, f"option '{name}' must be one of {shown}, got {value!r}")
+                continue
+            values[name] = value
+        return tuple((k, v) for k, v in values.items() if v is not None)
+
+    def resolve_helpers(self, options: Mapping[str, Any]) -> ir.Helpers:
+        """base.yaml `helpers`: names checked against the vocabulary."""
+        file = self.v.file
+        raw = self.v.helpers
+
+        def entry(name: str) -> dict[str, Any]:
+            value = raw.get(name)
+            return value if isinstance(value, dict) else {}
+
+        def text(name: str, key: str, known: Mapping[str, Any] | None = None) -> str:
+            value = entry(name).get(key)
+            if not isinstance(value, str) or not value:
+                self.err(file, f"helpers.{name}.{key}", f"expected a name, got {value!r}")
+                return ""
+            if known is not None:
+                check_known(self.errors, file, f"helpers.{name}.{key}", "policy", value, known)
+            return value
+
+        def names(name: str, key: str) -> tuple[str, ...]:
+            value = entry(name).get(key)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                self.err(file, f"helpers.{name}.{key}", f"expected a list of names, got {value!r}")
+                return ()
+            return tuple(value)
+
+        def cite(name: str) -> Citation:
+            return self.citation(
+                file, f"helpers.{name}.citation", entry(name).get("citation", {}), ""
+            )
+
+        ret = "retirement_remaining"
+        unless = entry(ret).get("peaceful_unlimited_unless")
+        if isinstance(unless, bool) or not isinstance(unless, int):
+            self.err(
+                file,
+                f"helpers.{ret}.peaceful_unlimited_unless",
+                f"expected an integer, got {unless!r}",
+            )
+            unless = -1
+        drains = names(ret, "drains_without_retirement")
+        how = self.v.actions.get("start_draining", {}).get("args", [])
+        for i, mode in enumerate(drains):
+            check_known(
+                self.errors,
+                file,
+                f"helpers.{ret}.drains_without_retirement[{i}]",
+                "drain mode",
+                mode,
+                how,
+            )
+        retirement = ir.RetirementRule(
+            text(ret, "limit", self.v.policies),
+            text(ret, "job_limit"),
+            unless,
+            drains,
+            str(entry(ret).get("meaning", "")),
+            cite(ret),
+        )
+        vac = "max_vacate_time"
+        vacate = ir.VacateRule(
+            text(vac, "limit", self.v.policies),
+            names(vac, "job_limits"),
+            str(entry(vac).get("meaning", "")),
+            cite(vac),
+        )
+        cpu = "cpu_busy"
+        publish = entry(cpu).get("publish")
+        choice = options.get("cpu_busy_publish")
+        sets = publish if isinstance(publish, dict) else {}
+        allowed = (self.v.options.get("cpu_busy_publish") or {}).get("values") or []
+        check_keys(self.errors, file, f"helpers.{cpu}.publish", sets, allowed)
+        for key, attrs in sets.items():
+            attrs = (
+                check_keys(self.errors, file, f"helpers.{cpu}.publish.{key}", attrs, ())
+                if not isinstance(attrs, dict)
+                else attrs
+            )
+            for attr, quantity in attrs.items():
+                check_known(
+                    self.errors,
+                    file,
+                    f"helpers.{cpu}.publish.{key}.{attr}",
+                    "CpuBusy quantity",
+                    quantity,
+                    ir.CPU_BUSY_QUANTITIES,
+                )
+        found = sets.get(choice)
+        chosen: dict[Any, Any] = found if isinstance(found, dict) else {}
+        cpu_busy = ir.CpuBusyRule(
+            text(cpu, "expression"),
+            tuple((str(k), str(v)) for k, v in chosen.items()),
+            str(entry(cpu).get("meaning", "")),
+            cite(cpu),
+        )
+        return ir.Helpers(retirement, vacate, cpu_busy)
+
+    def resolve_effects(self, events: list[ir.Event]) -> list[ir.EventEffect]:
+        """The events' own effects (every pair) first, then the era's `event_effects`."""
+        every_pair = tuple(Pair(s, a) for s, acts in self.states.items() for a in acts)
+        out = [ir.EventEffect(e.name, every_pair, e.effects) for e in events if e.effects]
+        file, entries = self.scalar("event_effects", [])
         for i, raw in enumerate(entries or []):
             path = f"event_effects[{i}]"
             data = check_keys(self.errors, file, path, raw, EFFECT_KEYS)
@@ -525,7 +657,9 @@ class Resolver:
                                          if g.kind == "timer" and g.name == t.name)) for t in timers]  # fmt: skip
         used = {n.lower() for r in rows for g in r.triggers for n in guard_names(g.guard)}
         used |= {n.lower() for c in choices.values() for e in c for n in guard_names(e.guard)}
-        options_raw = self.section("options")
+        options = self.resolve_options()
+        helpers = self.resolve_helpers(dict(options))
+        events = self.resolve_events()
         return ir.EraSpec(
             era=str(era), semantics=cast("ir.Semantics", self.sem), title=str(self.scalar("title", "")[1]),
             seed=self.seed, code=str(self.scalar("code", "")[1]), files=tuple(self.m.files),
@@ -533,10 +667,8 @@ class Resolver:
             transitions=tuple(rows), letters=tuple(letters), timers=tuple(timers),
             polling=self.resolve_polling(), policies=tuple(policies),
             predicates=tuple(ir.Predicate(n, m) for n, m in self.v.predicates.items() if n.lower() in used),
-            attributes=tuple(self.v.attributes), events=tuple(
-                ir.Event(n, e.get("kind", "protocol"), str(e.get("meaning", "")), tuple(e.get("how", [])))
-                for n, e in self.v.events.items()),
-            event_effects=tuple(self.resolve_effects()), publish=tuple(self.resolve_publish()),
-            options=tuple((k, pick(v[2], self.sem)) for k, v in options_raw.items()),
-            numbered_count=int(self.scalar("numbered_transitions", 0)[1] or 0),
+            attributes=tuple(self.v.attributes), events=tuple(events),
+            event_effects=tuple(self.resolve_effects(events)), publish=tuple(self.resolve_publish()),
+            options=options, numbered_count=int(self.scalar("numbered_transitions", 0)[1] or 0),
+            helpers=helpers,
         )  # fmt: skip

@@ -13,14 +13,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from compiler.classad import evaluate
+from compiler import holds
+from compiler.classad import ERROR, UNDEFINED, evaluate
 from compiler.classad.ast import Expr
-from compiler.classad.values import ERROR, UNDEFINED
-from compiler.spec.ir import EraSpec
-from compiler.table import holds
+from compiler.spec import EraSpec
 from runtime.check.judge import Violation
 from runtime.check.observe import Moment
-from runtime.check.reference import EPOCH, PolicyExprs, Step
+from runtime.check.reference import PolicyExprs
+from runtime.trace import EPOCH, Step
 
 #: Events that may end a job before its retirement time (seed 002: "The only exception is
 #: a "fast" shutdown, which bypasses retirement completely"; fast drain, fast vacate and

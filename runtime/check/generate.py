@@ -6,21 +6,23 @@ every threshold; events are the era's trace events, weighted towards the ones th
 slot into a claim (match, claim, activate) so that Claimed/Busy is reached often.
 Polling is explicit (`tick` steps), which makes "within N polls" exact and keeps
 shrinking meaningful: a shrunk trace is a short list of steps with small time gaps.
+A generated trace is a `runtime.trace.Trace` (the trace file model `condor-policy run`
+reads), so a counterexample is printed by the same code and replays as it ran.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from hypothesis import strategies as st
 
 from compiler.classad import ast as A
 from compiler.classad import parse
+from compiler.errors import PolicyError
 from compiler.simplify.abstract import CMP_OPS, is_literal, literal_value
-from compiler.spec.ir import EraSpec
-from runtime.check.reference import Step
+from compiler.spec import EraSpec
+from runtime.trace import Step, Trace
 
 #: Machine attributes every generated trace sets (the startd publishes them).
 SENSORS: dict[str, list[Any]] = {
@@ -45,28 +47,6 @@ EVENTS: list[tuple[str, str | None, int]] = [
 ]  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """A generated trace: initial machine ad, job ad and steps (DESIGN.md trace file)."""
-
-    machine: tuple[tuple[str, Any], ...]
-    job: tuple[tuple[str, Any], ...]
-    steps: tuple[Step, ...]
-
-    def to_dict(self, era: str, semantics: str) -> dict[str, Any]:
-        return {
-            "era": era,
-            "semantics": semantics,
-            "initial": {"state": "Owner", "activity": "Idle"},
-            "machine": dict(self.machine),
-            "idle_ages": True,
-            "polling": "explicit",
-            "job": dict(self.job),
-            "slot": "static",
-            "steps": [s.to_yaml_dict() for s in self.steps],
-        }
-
-
 def sensor_values(policies: Mapping[str, str | None]) -> dict[str, list[Any]]:
     """SENSORS plus the cut points of every constant a policy compares a sensor with."""
     out = {k: list(v) for k, v in SENSORS.items()}
@@ -75,7 +55,7 @@ def sensor_values(policies: Mapping[str, str | None]) -> dict[str, list[Any]]:
             continue
         try:
             expr = parse(text)
-        except Exception:
+        except PolicyError:  # a knob that does not parse has no thresholds to offer
             continue
         _collect(expr, out)
     return {k: sorted(set(v), key=lambda x: (float(x), type(x).__name__)) for k, v in out.items()}
@@ -163,10 +143,13 @@ def traces(
                 case "tick":
                     steps.append(Step(t, "tick"))
                 case "set":
-                    steps.append(Step(t, "set", attrs=(payload,)))
+                    steps.append(Step(t, "set", values=dict([payload])))
                 case "event":
                     name, how = payload
                     steps.append(Step(t, "event", name, how))
-        return Trace(tuple(sorted(m.items())), tuple(sorted(j.items())), tuple(steps))
+        return Trace(
+            file="<generated>", steps=tuple(steps), era=spec.era, semantics=spec.semantics,
+            machine=dict(sorted(m.items())), job=dict(sorted(j.items())), polling="explicit",
+        )  # fmt: skip
 
     return build()

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from compiler import holds
 from compiler.classad import ast as A
 from compiler.classad import evaluate
-from compiler.table import holds
 from runtime.check.observe import Moment
 from runtime.check.properties import (
     AllOf,
@@ -29,7 +29,7 @@ from runtime.check.properties import (
     Property,
     Window,
 )
-from runtime.check.reference import EPOCH
+from runtime.trace import EPOCH
 
 #: `eventually` without a window: the next two evaluation passes.
 DEFAULT_EVENTUALLY = Window(2, "polls")

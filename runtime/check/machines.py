@@ -1,19 +1,27 @@
-"""Machines the dynamic check can drive: the reference interpreter and the compiled
-runtime (`runtime.Slot` over a `StateTable`), both as `Trace -> MachineRun`.
+"""Machines the dynamic check drives, both as `Trace -> MachineRun`: the reference
+interpreter (runtime.check.reference) and the compiled runtime (`runtime.Slot` over a
+`StateTable`, replayed by `runtime.trace.replay` exactly as `condor-policy run` does).
 
-Stage: check (runtime adapters). The compiled machine is imported lazily so that the
-check package works while the runtime is absent (the reference still runs).
+Stage: check (adapters). Besides the fired transitions, each tagged with the trace step
+it belongs to, the compiled machine reports the Requirements value its slot publishes
+after each step (for the built-in "Requirements FALSE in Matched and Preempting").
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from compiler.spec.ir import EraSpec
-from runtime.check.generate import Trace
-from runtime.check.reference import PolicyExprs, ReferenceSlot
+from compiler import StateTable
+from compiler.classad import evaluate
+from compiler.classad.ast import Expr
+from compiler.spec import EraSpec
+from runtime.check.reference import PolicyExprs, run_reference
 from runtime.check.search import Machine, MachineRun
+from runtime.fired import Fired
+from runtime.slot import Slot
+from runtime.trace import Trace, replay
 
 
 def config_timers(spec: EraSpec, config: Any) -> dict[str, int]:
@@ -34,26 +42,39 @@ def reference_machine(
     """The reference interpreter as a machine (also records guard outcomes)."""
 
     def run(trace: Trace) -> MachineRun:
-        slot = ReferenceSlot(
-            spec,
-            policy,
-            dict(trace.machine),
-            dict(trace.job),
-            timer_values=dict(timer_values or {}),
-        )
-        slot.start()
-        for index, step in enumerate(trace.steps):
-            slot.step(step, index)
+        slot = run_reference(spec, policy, trace, timer_values=timer_values)
         return MachineRun(tuple(slot.fired), None, frozenset(slot.outcomes))
 
     return run
 
 
-def compiled_machine(table: Any) -> tuple[Machine | None, str]:
-    """The compiled runtime (`runtime.Slot` driven by `runtime.trace`) as a machine, or
-    (None, "") while the runtime is not installed."""
-    try:
-        from runtime.check.slot_adapter import slot_machine
-    except ImportError:
-        return None, ""
-    return slot_machine(table)
+def compiled_machine(table: StateTable) -> tuple[Machine, str]:
+    """The compiled runtime as a machine, and how the report names it."""
+
+    def run(trace: Trace) -> MachineRun:
+        tagged: list[Fired] = []
+        published: dict[int, dict[str, Any]] = {}
+
+        def observe(slot: Slot, index: int, applied: bool) -> None:
+            tagged.extend(
+                replace(f, step=index, advancing=not applied) for f in slot.fired[len(tagged) :]
+            )
+            if applied:
+                published[index] = {"Requirements": _requirements(slot)}
+
+        replay(trace, table, observer=observe)
+        return MachineRun(tuple(tagged), published)
+
+    return run, "the compiled machine (runtime.Slot), cross-checked with the reference interpreter"
+
+
+def _requirements(slot: Slot) -> Any:
+    # eval_ad with an explicit record does not advance the CpuBusy latch: reading the ad
+    # for the check must not change what the slot will do next.
+    ad = slot.eval_ad(slot.record)
+    if "Requirements" not in ad:
+        return True  # nothing published: nothing to check
+    value = ad["Requirements"]
+    if isinstance(value, Expr):
+        return evaluate(value, ad, None, now=slot.clock.now())
+    return value

@@ -15,7 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from runtime.check.reference import AGEING, EPOCH, CpuBusyLatch, Fired, Step
+from runtime.check.reference import AGEING, CpuBusyLatch
+from runtime.fired import Fired
+from runtime.trace import EPOCH, Step
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +29,7 @@ class Moment:
     step); `step` is the index of the trace step being applied.
     """
 
-    t: int
+    t: float
     step: int
     state: str
     activity: str
@@ -35,10 +37,10 @@ class Moment:
     fired: Fired | None
     machine: tuple[tuple[str, Any], ...]
     job: tuple[tuple[str, Any], ...]
-    job_start: int | None
-    run_time: int
-    entered_state: int
-    entered_activity: int
+    job_start: float | None
+    run_time: float
+    entered_state: float
+    entered_activity: float
     events: tuple[str, ...]  # events seen so far with their last time: "name@t"
 
     @property
@@ -54,14 +56,14 @@ class Moment:
             out["JobStart"] = EPOCH + self.job_start
         return out
 
-    def last(self, event: str) -> int | None:
+    def last(self, event: str) -> float | None:
         """Time of the last `event` (or JobStart: the last activation) up to here."""
         if event == "JobStart":
             return self.job_start
         for item in self.events:
             name, _, at = item.rpartition("@")
             if name == event:
-                return int(at)
+                return float(at)
         return None
 
 
@@ -79,18 +81,18 @@ def record(
     step its `step` field names (before the step's own moment), or, when the machine did
     not say (-1), to the first step whose time is >= its own."""
     values = dict(machine)
-    set_at = {name: 0 for name in values}
+    set_at: dict[str, float] = {name: 0 for name in values}
     claim_job: dict[str, Any] = {}
     state, activity = initial
-    job_start: int | None = None
-    run_time = 0
-    last_t = 0
-    events: dict[str, int] = {}
-    entered = [0, 0]
+    job_start: float | None = None
+    run_time: float = 0
+    last_t: float = 0
+    events: dict[str, float] = {}
+    entered: list[float] = [0, 0]
     out: list[Moment] = []
     queue = list(fired)
 
-    def snapshot(t: int) -> tuple[tuple[str, Any], ...]:
+    def snapshot(t: float) -> tuple[tuple[str, Any], ...]:
         items = {}
         for name, value in values.items():
             if idle_ages and name in AGEING and isinstance(value, int | float):
@@ -100,7 +102,7 @@ def record(
             items.update(latch.attrs({**items, "State": state, "Activity": activity}, t))
         return tuple(items.items())
 
-    def advance(t: int) -> None:
+    def advance(t: float) -> None:
         nonlocal run_time, last_t
         if (state, activity) in (
             ("Claimed", "Busy"),
@@ -126,14 +128,14 @@ def record(
         if fire.target[0] in ("Owner", "Unclaimed", "Matched"):
             claim_job.clear()
 
-    def moment(t: int, index: int, poll: bool, fire: Fired | None) -> Moment:
-        ev = tuple(f"{k}@{v}" for k, v in sorted(events.items(), key=lambda kv: -kv[1]))
+    def moment(t: float, index: int, poll: bool, fire: Fired | None) -> Moment:
+        ev = tuple(f"{k}@{v:g}" for k, v in sorted(events.items(), key=lambda kv: -kv[1]))
         return Moment(
             t, index, state, activity, poll, fire, snapshot(t), tuple(claim_job.items()),
             job_start, run_time, entered[0], entered[1], ev,
         )  # fmt: skip
 
-    def mine(fire: Fired, index: int, t: int) -> bool:
+    def mine(fire: Fired, index: int, t: float) -> bool:
         return fire.step == index if fire.step >= 0 else fire.t <= t
 
     for index, step in enumerate(steps):
@@ -148,11 +150,11 @@ def record(
         advance(step.t)
         match step.kind:
             case "set":
-                for name, value in step.attrs:
+                for name, value in step.values.items():
                     values[name] = value
                     set_at[name] = step.t
             case "set_job":
-                claim_job.update(dict(step.attrs))
+                claim_job.update(step.values)
             case "event":
                 events[step.event or ""] = step.t
                 if step.event in ("job_exit", "starter_exit"):

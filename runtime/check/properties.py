@@ -32,15 +32,31 @@ from lark.exceptions import (
 )
 
 from compiler.errors import PolicyError, raise_all
+from compiler.spec import ERAS, SEMANTICS, EraSpec, load_spec
 
-STATES = ("Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Backfill", "Drained")
-ACTIVITIES = ("Idle", "Benchmarking", "Busy", "Suspended", "Retiring", "Vacating", "Killing")
-#: Anchors of `within D of ANCHOR`: trace events, and JobStart (= the last activate).
-ANCHORS = (
-    "JobStart", "match", "claim", "activate", "job_exit", "starter_exit", "release", "vacate",
-    "preempting_claim", "preempting_claim_withdrawn", "drain", "cancel_drain", "shutdown",
-    "benchmarks_done", "backfill_client_started", "backfill_client_exited", "lease_expired",
-)  # fmt: skip
+#: The anchor `within D of JobStart` (= the last activate); the others are trace events.
+JOB_START = "JobStart"
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The names a property may use, from the spec: published states (not internal ones
+    such as Delete), their activities, and the anchors (JobStart and the trace events)."""
+
+    states: tuple[str, ...]
+    activities: tuple[str, ...]
+    anchors: tuple[str, ...]
+
+
+def names(spec: EraSpec | None = None) -> Names:
+    """The names of `spec`, or of every era and semantics when None."""
+    specs = [spec] if spec is not None else [load_spec(e, s) for e in ERAS for s in SEMANTICS]
+    states = [st for sp in specs for st in sp.states if not st.internal]
+    return Names(
+        tuple(dict.fromkeys(st.name for st in states)),
+        tuple(dict.fromkeys(a for st in states for a in st.activities)),
+        (JOB_START, *dict.fromkeys(e.name for sp in specs for e in sp.events)),
+    )
 
 
 class PropertiesError(PolicyError):
@@ -181,10 +197,11 @@ _UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "m": 60, "min"
 class _Build(Transformer[Token, Any]):
     """Parse tree -> IR (one method per rule); names checked, problems collected."""
 
-    def __init__(self, file: str, lines: Sequence[str]) -> None:
+    def __init__(self, file: str, lines: Sequence[str], known: Names) -> None:
         super().__init__()
         self.file = file
         self.lines = lines
+        self.known = known
         self.errors: list[PropertiesError] = []
 
     def _error(self, message: str, token: Token) -> None:
@@ -211,16 +228,17 @@ class _Build(Transformer[Token, Any]):
     # patterns and conditions
     def pattern(self, items: list[Token]) -> Pattern:
         first = items[0]
+        states, activities = self.known.states, self.known.activities
         if len(items) == 2:
-            state = self._check(first, STATES, "state")
-            activity = self._check(items[1], ACTIVITIES, "activity")
+            state = self._check(first, states, "state")
+            activity = self._check(items[1], activities, "activity")
             return Pattern(state, activity)
-        if str(first).lower() in {a.lower() for a in ACTIVITIES}:
-            return Pattern(None, self._check(first, ACTIVITIES, "activity"))
-        return Pattern(self._check(first, STATES, "state or activity"), None)
+        if str(first).lower() in {a.lower() for a in activities}:
+            return Pattern(None, self._check(first, activities, "activity"))
+        return Pattern(self._check(first, states, "state or activity"), None)
 
     def any_state(self, items: list[Token]) -> Pattern:
-        return Pattern(None, self._check(items[0], ACTIVITIES, "activity"))
+        return Pattern(None, self._check(items[0], self.known.activities, "activity"))
 
     def comparison(self, items: list[Any]) -> Compare:
         name, op, value = items
@@ -265,7 +283,9 @@ class _Build(Transformer[Token, Any]):
         amount, unit = float(match.group(1)), match.group(2).lower()
         anchor = None
         if len(items) > 1:
-            anchor = self._check(items[1], ANCHORS, "anchor (an event name or JobStart)")
+            anchor = self._check(
+                items[1], self.known.anchors, f"anchor (an event name or {JOB_START})"
+            )
         if unit.startswith("poll"):
             if anchor is not None:
                 self._error("a window `of` an anchor must be in seconds, minutes or hours", token)
@@ -292,15 +312,18 @@ def _line_of(tree: Tree[Any]) -> int:
     return getattr(tree.meta, "line", 1) or 1
 
 
-def parse_properties(text: str, file: str = "<properties>") -> tuple[Property, ...]:
+def parse_properties(
+    text: str, file: str = "<properties>", spec: EraSpec | None = None
+) -> tuple[Property, ...]:
     """All properties of a file; raises `PropertiesError` (or `PolicyErrors` with all of
-    them) pointing at line and column."""
+    them) pointing at line and column. States, activities and anchors are `spec`'s (every
+    era's when None)."""
     lines = text.splitlines()
     try:
         tree = _parser().parse(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as err:
         raise _syntax_error(err, text, file, lines) from None
-    builder = _Build(file, lines)
+    builder = _Build(file, lines, names(spec))
     out: list[Property] = []
     for node in tree.children:
         if not isinstance(node, Tree):

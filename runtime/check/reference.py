@@ -10,101 +10,80 @@ how the startd publishes them) and the predicates are booleans. It never looks a
 compiled table, the simplifier or the code generator, so a fault there (a swapped guard,
 an unsound rewrite, a wrong evaluation order) shows up as a different transition.
 
+It shares with the runtime the spec IR, the ClassAd evaluator and the trace and `Fired`
+records, nothing else: the startd helpers (retirement remaining, max vacate time, the
+CpuBusy attributes) and the events' side effects are spec data (`EraSpec.helpers`,
+`Event.effects`) that it applies with its own code, so a slip in the runtime's copy
+shows up as a different transition.
+
 It is deliberately plain and slow: one mutable object stepping through a trace (the
 simulated slot *is* state; keeping it in one place is clearer than threading it).
 Polling is explicit (only `tick` steps evaluate), so no interval arithmetic can blur the
-comparison; timers fire at their expiry time while the clock advances.
+comparison; the clock and timers follow `runtime.trace.replay`: before a step at time t
+the timers due before t fire, ones due at t after the step (and after the last step).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler import holds
+from compiler.classad import ERROR, UNDEFINED, evaluate, parse
 from compiler.classad import ast as A
-from compiler.classad import evaluate, parse
-from compiler.classad.values import ERROR, UNDEFINED
-from compiler.spec.ir import Action, EraSpec, Pair, Transition, Trigger
-from compiler.table import holds
+from compiler.errors import PolicyError
+from compiler.spec import (
+    VARIANT_UNIVERSES,
+    Action,
+    CpuBusyRule,
+    EraSpec,
+    Pair,
+    Transition,
+    Trigger,
+)
+from runtime.fired import Fired
+from runtime.trace import EPOCH, Step, Trace
 
-EPOCH = 1_000_000_000
 #: Attributes that count up with the clock when `idle_ages` (DESIGN.md trace files).
 AGEING = ("KeyboardIdle", "ConsoleIdle")
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One trace step (DESIGN.md): `kind` tick | event | set | set_job."""
-
-    t: int
-    kind: str
-    event: str | None = None
-    how: str | None = None
-    job: tuple[tuple[str, Any], ...] = ()
-    attrs: tuple[tuple[str, Any], ...] = ()
-
-    def to_yaml_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"t": self.t}
-        match self.kind:
-            case "tick":
-                out["tick"] = True
-            case "event":
-                out["event"] = self.event
-                if self.how:
-                    out["how"] = self.how
-                if self.job:
-                    out["job"] = dict(self.job)
-            case "set":
-                out["set"] = dict(self.attrs)
-            case "set_job":
-                out["set_job"] = dict(self.attrs)
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class Fired:
-    """A fired transition as `condor-policy run --format jsonl` reports it."""
-
-    t: int
-    number: int | str
-    id: str
-    source: tuple[str, str]
-    target: tuple[str, str]
-    reason: str
-    #: index of the trace step during which it fired (-1: unknown), and whether it fired
-    #: while the clock advanced to that step (a timer) rather than by the step itself
-    step: int = -1
-    advancing: bool = False
-
-
 @dataclass
 class CpuBusyLatch:
-    """The startd's CpuBusy bookkeeping (reference section 5, D17): the configuration's
-    CpuBusy expression evaluated whenever the slot ad is built; 6.x publishes CpuIsBusy
-    and CpuBusyTime = seconds since it became TRUE (0 when FALSE); the current code
-    latches it: CpuBusyValue (0/1) and CpuBusyTime = epoch time of the last change."""
+    """The startd's CpuBusy bookkeeping as the spec states it (`CpuBusyRule`, reference
+    section 5, D17): the configuration's expression evaluated whenever the slot ad is
+    built, and the attributes `rule.publish` names."""
 
     expr: A.Expr | None
-    era: str
+    rule: CpuBusyRule
     busy: bool = False
-    since: int | None = None
-    changed: int = 0
+    since: float | None = None
+    changed: float = 0
 
-    def attrs(self, base: Mapping[str, Any], t: int) -> dict[str, Any]:
+    def attrs(self, base: Mapping[str, Any], t: float) -> dict[str, Any]:
         if self.expr is None:
             return {}
         busy = holds(evaluate(self.expr, base, None, now=EPOCH + t))
         if busy != self.busy:
             self.busy, self.since, self.changed = busy, (t if busy else None), t
-        if self.era == "htcondor-current":
-            return {
-                "CpuIsBusy": busy,
-                "CpuBusyValue": int(busy),
-                "CpuBusyTime": EPOCH + self.changed,
-            }
-        duration = t - self.since if busy and self.since is not None else 0
-        return {"CpuIsBusy": busy, "CpuBusy": busy, "CpuBusyTime": duration}
+        out: dict[str, Any] = {}
+        for attribute, quantity in self.rule.publish:
+            match quantity:
+                case "busy":
+                    out[attribute] = busy
+                case "busy_number":
+                    out[attribute] = 1 if busy else 0
+                case "seconds_busy":
+                    since = self.since
+                    out[attribute] = int(t - since) if busy and since is not None else 0
+                case "last_change":
+                    out[attribute] = int(EPOCH + self.changed)
+                case _:
+                    raise ValueError(f"unknown CpuBusy quantity {quantity!r}")
+        return out
 
 
 class PolicyExprs:
@@ -114,7 +93,7 @@ class PolicyExprs:
         self.spec = spec
         self.exprs: dict[str, A.Expr] = {}
         self.exported: dict[str, A.Expr] = {}
-        cpu_busy = values.get("CPUBUSY")
+        cpu_busy = values.get(spec.helpers.cpu_busy.expression.upper())
         self.cpu_busy: A.Expr | None = parse(cpu_busy) if cpu_busy else None
         for policy in spec.policies:
             for base in (policy.name, *policy.aliases):
@@ -136,13 +115,14 @@ class PolicyExprs:
                     if value is None and config.raw(base + suffix) is not None:
                         value = ""  # defined with an empty value
                     names[(base + suffix).upper()] = value
-        names["CPUBUSY"] = config.get("CpuBusy")
+        cpu_busy = spec.helpers.cpu_busy.expression
+        names[cpu_busy.upper()] = config.get(cpu_busy)
         out = PolicyExprs(spec, names)
         out.exported = exported_attributes(config, out.exprs)
         return out
 
     def latch(self) -> CpuBusyLatch:
-        return CpuBusyLatch(self.cpu_busy, self.spec.era)
+        return CpuBusyLatch(self.cpu_busy, self.spec.helpers.cpu_busy)
 
     def ad_entries(self) -> dict[str, Any]:
         """Policy names (and their variants) as slot-ad attributes, as the startd
@@ -157,13 +137,11 @@ class PolicyExprs:
         return out
 
     def guard(
-        self, text: str, job: Mapping[str, Any] | None, my: Mapping[str, Any], now: int
+        self, text: str, job: Mapping[str, Any] | None, my: Mapping[str, Any], now: float
     ) -> A.Expr:
         """The spec guard with each policy name written in it replaced by its
         `_VANILLA`/`_VM` variant where the startd would look that up (manual: the job's
         universe matches; code: and the variant evaluates to a boolean or number)."""
-        from compiler.spec.ir import VARIANT_UNIVERSES
-
         expr = parse_guard(text)
         universe = job.get("JobUniverse") if job else None
         swap: dict[str, str] = {}
@@ -187,8 +165,6 @@ class PolicyExprs:
 def exported_attributes(config: Any, policies: Mapping[str, A.Expr]) -> dict[str, A.Expr]:
     """Names the configuration puts into the slot ad (STARTD_ATTRS, STARTD_EXPRS, and the
     6.x `NAME : value` syntax), with their expressions (seed 001 3.5.10.4's IsDesktop)."""
-    import re
-
     names: list[str] = []
     for knob in ("STARTD_ATTRS", "STARTD_EXPRS"):
         names += [n for n in re.split(r"[\s,]+", config.get(knob) or "") if n]
@@ -201,7 +177,7 @@ def exported_attributes(config: Any, policies: Mapping[str, A.Expr]) -> dict[str
         if text:
             try:
                 out[name] = parse(text)
-            except Exception:
+            except PolicyError:  # the startd would not publish an expression it cannot parse
                 continue
     return out
 
@@ -235,9 +211,10 @@ class ReferenceSlot:
     dynamic: bool = False
     keepalive: bool = True
     timer_values: dict[str, int] = field(default_factory=dict)
+    initial: tuple[str, str] | None = None
     state: str = "Owner"
     activity: str = "Idle"
-    t: int = 0
+    t: float = 0
     fired: list[Fired] = field(default_factory=list)
     # runtime inputs behind the predicates
     claim_job: dict[str, Any] | None = None
@@ -252,21 +229,24 @@ class ReferenceSlot:
     backfill_running: bool = False
     destination: str | None = None
     deleted: bool = False
-    claim_start: int | None = None
+    claim_start: float | None = None
     activations: int = 0
-    run_time: int = 0
-    entered_state: int = 0
-    entered_activity: int = 0
-    timers: dict[str, int] = field(default_factory=dict)
-    set_at: dict[str, int] = field(default_factory=dict)
+    run_time: float = 0
+    entered_state: float = 0
+    entered_activity: float = 0
+    timers: dict[str, float] = field(default_factory=dict)
+    set_at: dict[str, float] = field(default_factory=dict)
     outcomes: set[tuple[str, int, str]] = field(default_factory=set)
-    last_benchmark: int | None = None
+    last_benchmark: float | None = None
     drain_how: str | None = None
     pledged: float | None = None
 
     def __post_init__(self) -> None:
         self._latch = self.policy.latch()
-        self.state, self.activity = self.spec.initial.state, self.spec.initial.activity
+        self.state, self.activity = self.initial or (
+            self.spec.initial.state,
+            self.spec.initial.activity,
+        )
         for name in self.machine:
             self.set_at[name] = 0
 
@@ -277,7 +257,7 @@ class ReferenceSlot:
         self._entered(None)
 
     # -- the slot ad ---------------------------------------------------------------------
-    def now(self) -> int:
+    def now(self) -> float:
         return EPOCH + self.t
 
     def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -301,7 +281,7 @@ class ReferenceSlot:
         my.update(self.policy.ad_entries())
         return my
 
-    _job_start: int = 0
+    _job_start: float = 0
 
     def predicates(self) -> dict[str, bool]:
         may_unretire = self.reversible and not self.has_preempting and not self.draining
@@ -335,32 +315,41 @@ class ReferenceSlot:
         return float(value)
 
     def _remaining(self) -> float:
-        """Remaining retirement (reference 3.5 evalRetirementRemaining): MaxJobRetirementTime
-        against the job (missing: 0), infinite after a peaceful shutdown unless it is -1,
-        the job's own value only if smaller, none at all in a quick drain; minus run time."""
-        if not self.job_running or self.claim_job is None or self.drain_how == "quick":
+        """Remaining retirement as the spec's RetirementRule states it (reference 3.5
+        evalRetirementRemaining), minus the run time this interpreter counts itself."""
+        rule = self.spec.helpers.retirement
+        if not self.job_running or self.claim_job is None:
             return 0.0
-        mjrt = self._number("MaxJobRetirementTime", self.claim_job)
-        mjrt = 0.0 if mjrt is None else mjrt
-        if self.peaceful and mjrt != -1:
-            mjrt = float("inf")
-        own = self.claim_job.get("MaxJobRetirementTime")
-        if isinstance(own, int | float) and not isinstance(own, bool) and own < mjrt:
-            mjrt = float(own)
-        return max(0.0, mjrt - self.run_time)
+        if self.drain_how in rule.drains_without_retirement:
+            return 0.0
+        limit = self._number(rule.limit, self.claim_job)
+        if limit is None:
+            limit = 0.0
+        if self.peaceful and limit != rule.peaceful_unlimited_unless:
+            limit = math.inf
+        own = self.claim_job.get(rule.job_limit)
+        if isinstance(own, int | float) and not isinstance(own, bool) and own < limit:
+            limit = float(own)
+        return max(0.0, limit - self.run_time)
 
     def _max_vacate(self, remaining: float) -> float:
-        """evalMaxVacateTime: the value pledged at activation; a smaller job value
-        (JobMaxVacateTime, legacy KillSigTimeout) wins, a larger one only out of the
+        """Max vacate time as the spec's VacateRule states it (reference 3.5
+        evalMaxVacateTime): the pledge, a smaller job value, or a larger one out of the
         remaining retirement."""
-        machine = self.pledged if self.pledged is not None else 0.0
+        rule = self.spec.helpers.vacate
+        pledged = 0.0 if self.pledged is None else self.pledged
         job = self.claim_job or {}
-        wanted = job.get("JobMaxVacateTime", job.get("KillSigTimeout"))
-        if not isinstance(wanted, int | float) or isinstance(wanted, bool):
-            return machine
-        if wanted <= machine:
-            return float(wanted)
-        return max(machine, min(float(wanted), remaining))
+        asked: Any = None
+        for name in rule.job_limits:
+            if name in job:
+                asked = job[name]
+                break
+        if not isinstance(asked, int | float) or isinstance(asked, bool):
+            return pledged
+        if asked <= pledged:
+            return float(asked)
+        granted = min(float(asked), remaining)
+        return granted if granted > pledged else pledged
 
     def _retirement_expired(self) -> bool:
         remaining = self._remaining()
@@ -401,10 +390,13 @@ class ReferenceSlot:
         return holds(self.guard_value(guard, against))
 
     # -- clock and steps -----------------------------------------------------------------
-    def advance(self, t: int) -> None:
-        """Move the clock to `t`, firing every timer that expires on the way."""
+    def advance(self, t: float, *, inclusive: bool = False) -> None:
+        """Move the clock to `t`, firing every timer that expires before it (at `t` too
+        when `inclusive`: the end of the run)."""
         while not self.deleted:
-            due = [(at, name) for name, at in self.timers.items() if at <= t]
+            due = [
+                (at, name) for name, at in self.timers.items() if at < t or (inclusive and at == t)
+            ]
             if not due:
                 break
             at, name = min(due)
@@ -413,7 +405,7 @@ class ReferenceSlot:
             self._timer(name)
         self._tick_clock(t)
 
-    def _tick_clock(self, t: int) -> None:
+    def _tick_clock(self, t: float) -> None:
         if (
             t > self.t
             and self.job_running
@@ -436,16 +428,22 @@ class ReferenceSlot:
             case "tick":
                 self.evaluate()
             case "set":
-                for name, value in step.attrs:
+                for name, value in step.values.items():
                     self.machine[name] = value
                     self.set_at[name] = self.t
             case "set_job":
                 if self.claim_job is not None:
-                    self.claim_job.update(dict(step.attrs))
+                    self.claim_job.update(step.values)
             case "event":
                 self.event(step.event or "", step.how, dict(step.job) if step.job else None)
             case _:
                 raise ValueError(f"unknown step kind {step.kind!r}")
+
+    def finish(self, index: int, end: float) -> None:
+        """The run ends at `end`: timers due then fire (reported as step `index`)."""
+        if not self.deleted:
+            self._index, self._advancing = index, True
+            self.advance(end, inclusive=True)
 
     # -- the contract of compiler.spec ---------------------------------------------------
     def evaluate(self) -> bool:
@@ -463,14 +461,6 @@ class ReferenceSlot:
 
     def event(self, name: str, how: str | None, job: dict[str, Any] | None) -> None:
         pair = Pair(self.state, self.activity)
-        if name in ("job_exit", "starter_exit"):
-            self.job_running = False
-        if name == "benchmarks_done":
-            self.last_benchmark = self.t
-        if name == "backfill_client_started":
-            self.backfill_running = True
-        if name == "backfill_client_exited":
-            self.backfill_running = False
         if job is None and name in ("claim", "preempting_claim"):
             job = dict(self.job)
         self._pending_job = job
@@ -528,7 +518,19 @@ class ReferenceSlot:
             activity = trig.activity or self._choose(row)
         reason = trig.describe()
         self.fired.append(
-            Fired(self.t, row.number, row.id, source, (target.state, activity), reason)
+            Fired(
+                seq=len(self.fired) + 1,
+                t=self.t,
+                number=row.number,
+                id=row.id,
+                letter=row.letter,
+                source=source,
+                target=(target.state, activity),
+                trigger=reason,
+                reason=reason,
+                step=self._index,
+                advancing=self._advancing,
+            )
         )
         if (target.state, activity) == source and row.source == row.target:
             return
@@ -585,7 +587,7 @@ class ReferenceSlot:
             case "signal_job":
                 pass
             case "start_job":
-                pledge = self._number("MachineMaxVacateTime", self.claim_job)
+                pledge = self._number(self.spec.helpers.vacate.limit, self.claim_job)
                 self.pledged = pledge
                 self.job_running = True
                 self._job_start = self.t
@@ -629,6 +631,12 @@ class ReferenceSlot:
                 self.peaceful = False
             case "start_benchmarks":
                 pass
+            case "finish_benchmarks":
+                self.last_benchmark = self.t
+            case "reap_starter":
+                self.job_running = False
+            case "note_backfill_client":
+                self.backfill_running = arg == "running"
             case "spawn_backfill_client" | "kill_backfill_client":
                 pass  # the client's start and exit arrive as trace events
             case "set_destination":
@@ -648,11 +656,11 @@ class ReferenceSlot:
             case _:
                 raise ValueError(f"unknown action {action}")
 
-    def _timer_length(self, name: str) -> int:
+    def _timer_length(self, name: str) -> float:
+        if name == self.spec.helpers.vacate.limit:  # evalMaxVacateTime, not the bare knob
+            return int(self._max_vacate(self._remaining()))
         if name in self.timer_values:
             return self.timer_values[name]
-        if name == "MachineMaxVacateTime":
-            return int(self._max_vacate(self._remaining()))
         if (
             name == "lease"
             and self.claim_job
@@ -674,18 +682,26 @@ def _tv(value: Any) -> str:
 def run_reference(
     spec: EraSpec,
     policy: PolicyExprs,
-    steps: Sequence[Step],
+    trace: Trace,
     *,
-    machine: Mapping[str, Any],
-    job: Mapping[str, Any],
-    idle_ages: bool = True,
     timer_values: Mapping[str, int] | None = None,
-) -> list[Fired]:
-    """Every transition the reference fires for the trace, in order."""
+) -> ReferenceSlot:
+    """The reference slot after running `trace` (an explicit-polling trace: only `tick`
+    steps evaluate); its `fired` holds every transition, `outcomes` every guard value."""
     slot = ReferenceSlot(
-        spec, policy, dict(machine), dict(job), idle_ages, timer_values=dict(timer_values or {})
+        spec,
+        policy,
+        dict(trace.machine),
+        dict(trace.job),
+        trace.idle_ages,
+        dynamic=trace.slot == "dynamic",
+        keepalive=trace.keepalive,
+        timer_values=dict(timer_values or {}),
+        initial=trace.initial,
     )
     slot.start()
-    for index, step in enumerate(steps):
+    for index, step in enumerate(trace.steps):
         slot.step(step, index)
-    return slot.fired
+    if trace.steps:
+        slot.finish(len(trace.steps), trace.steps[-1].t)
+    return slot

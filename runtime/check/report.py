@@ -2,8 +2,8 @@
 
 Stage: check (runtime), the library behind `condor-policy check`. It compiles the policy
 (`compiler.compile_policy`), analyses the table (`compiler.analysis.analyse`), builds the
-machine under test (the compiled runtime when it is installed, see
-runtime.check.machines) and the reference interpreter, searches for counterexamples
+machine under test (the compiled runtime, see runtime.check.machines) and the
+reference interpreter, searches for counterexamples
 (runtime.check.search) and renders the result as text or JSON. It never prints.
 """
 
@@ -15,14 +15,15 @@ from typing import Any
 
 import yaml
 
+from compiler import StateTable, compile_policy
 from compiler.analysis import Finding, analyse
 from compiler.config import Config
-from compiler.policy import compile_policy
-from compiler.table import StateTable
 from runtime.check.machines import compiled_machine, config_timers, reference_machine
 from runtime.check.properties import parse_properties
-from runtime.check.reference import Fired, PolicyExprs
-from runtime.check.search import Counterexample, Machine, SearchResult, search
+from runtime.check.reference import PolicyExprs
+from runtime.check.search import Counterexample, SearchResult, search
+from runtime.fired import Fired, num
+from runtime.trace import dump_trace
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ class CheckReport:
 
 def describe_path(fired: tuple[Fired, ...]) -> tuple[str, ...]:
     return tuple(
-        f"t={f.t}: {f.number} {'/'.join(f.source)} -> {'/'.join(f.target)} ({f.reason})"
+        f"t={num(f.t)}: {f.number} {'/'.join(f.source)} -> {'/'.join(f.target)} ({f.reason})"
         for f in fired
     )
 
@@ -185,32 +186,27 @@ def check_policy(
 ) -> CheckReport:
     """Everything `condor-policy check` reports for one policy. `properties` is
     (file name, text). Raises PolicyError on bad input."""
-    props = parse_properties(properties[1], properties[0]) if properties else ()
     table = compile_policy(config, era, semantics)
+    props = parse_properties(properties[1], properties[0], table.spec) if properties else ()
     found = analyse(table, config)
     if not dynamic:
         return CheckReport(era, semantics, source, table, found, None, "")
     spec = table.spec
     policy = PolicyExprs.from_config(spec, config)
-    interpreter = reference_machine(spec, policy, config_timers(spec, config))
-    compiled, name = compiled_machine(table)
-    reference: Machine | None = interpreter
-    if compiled is None:
-        compiled, reference = interpreter, None
-        name = "the reference interpreter (runtime.Slot missing)"
-    machine: Machine = compiled
+    reference = reference_machine(spec, policy, config_timers(spec, config))
+    machine, name = compiled_machine(table)
     owners = _owners(policy)
     result = search(
         spec, policy, machine, props, reference=reference, max_examples=max_examples,
         seed=seed, owners=owners, progress=progress,
     )  # fmt: skip
     report = CheckReport(era, semantics, source, table, found, result, name)
-    report.counterexamples = [_reported(c, era, semantics) for c in result.counterexamples]
+    report.counterexamples = [_reported(c) for c in result.counterexamples]
     return report
 
 
-def _reported(c: Counterexample, era: str, semantics: str) -> ReportedCounterexample:
-    text = yaml.safe_dump(c.trace.to_dict(era, semantics), sort_keys=False, default_flow_style=None)
+def _reported(c: Counterexample) -> ReportedCounterexample:
+    text = dump_trace(c.trace)
     return ReportedCounterexample(c.name, c.message, text, describe_path(c.fired), c.fired)
 
 

@@ -22,13 +22,16 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hseed
 
-from compiler.spec.ir import EraSpec
+from compiler.errors import PolicyError
+from compiler.spec import EraSpec
 from runtime.check.builtin import BUILTINS, Context
-from runtime.check.generate import Trace, traces
+from runtime.check.generate import traces
 from runtime.check.judge import Violation, violation
 from runtime.check.observe import Moment, record
 from runtime.check.properties import Property
-from runtime.check.reference import Fired, PolicyExprs
+from runtime.check.reference import PolicyExprs
+from runtime.fired import Fired, num
+from runtime.trace import Trace
 
 
 @dataclass(frozen=True)
@@ -101,9 +104,9 @@ def crosscheck(run: Sequence[Fired], ref: Sequence[Fired]) -> Violation | None:
         if key(a) != key(b):
             return Violation(
                 "reference-crosscheck", i,
-                f"at t={a.t} the compiled machine fired {a.number} ({'/'.join(a.source)} -> "
+                f"at t={num(a.t)} the compiled machine fired {a.number} ({'/'.join(a.source)} -> "
                 f"{'/'.join(a.target)}) where the reference fired {b.number} "
-                f"({'/'.join(b.source)} -> {'/'.join(b.target)}) at t={b.t}",
+                f"({'/'.join(b.source)} -> {'/'.join(b.target)}) at t={num(b.t)}",
             )  # fmt: skip
     if len(run) != len(ref):
         longer, who = (run, "compiled machine") if len(run) > len(ref) else (ref, "reference")
@@ -111,7 +114,7 @@ def crosscheck(run: Sequence[Fired], ref: Sequence[Fired]) -> Violation | None:
         return Violation(
             "reference-crosscheck", min(len(run), len(ref)),
             f"only the {who} fired {extra.number} ({'/'.join(extra.source)} -> "
-            f"{'/'.join(extra.target)}) at t={extra.t}",
+            f"{'/'.join(extra.target)}) at t={num(extra.t)}",
         )  # fmt: skip
     return None
 
@@ -128,7 +131,7 @@ def judge(
     """Every violated property of one run (built-ins, admin properties, cross-check)."""
     moments = record(
         trace.steps, run.fired, machine=dict(trace.machine), job=dict(trace.job),
-        latch=policy.latch(),
+        initial=trace.initial, idle_ages=trace.idle_ages, latch=policy.latch(),
     )  # fmt: skip
     published = None
     if run.published:
@@ -179,7 +182,7 @@ def search(
             progress(count)
         try:
             run = machine(trace)
-        except Exception as err:
+        except PolicyError as err:  # e.g. a cascade that never settles: the policy's fault
             crash = Violation(
                 "machine-crash", 0, f"the machine under test raised {type(err).__name__}: {err}"
             )

@@ -16,12 +16,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from compiler.config import Config, all_templates, find_template, load_config
-from compiler.config.reader import directory_files
+from compiler.config import Config, all_templates, directory_files, find_template, load_config
 from compiler.errors import PolicyError
-from compiler.spec import ERAS, SEMANTICS
-
-DEFAULT_ERA = "htcondor-current"
+from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS
 
 
 @dataclass(frozen=True, slots=True)

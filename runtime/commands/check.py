@@ -26,8 +26,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from compiler.errors import PolicyError
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 
@@ -119,7 +117,3 @@ class _Progress:
 
 def _progress(total: int) -> _Progress:
     return _Progress(total)
-
-
-def dump_trace(data: dict[str, Any]) -> str:
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None)

@@ -27,13 +27,11 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from compiler.attributes import load_attributes
+from compiler import RowDifference, StateTable, compile_policy, load_attributes, policy_differences
 from compiler.classad import UNDEFINED, ClassAdSyntaxError, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
-from compiler.policy import RowDifference, compile_policy, policy_differences
 from compiler.simplify import STARTD_DOMAINS
-from compiler.table import StateTable
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 
 NAME = "compile"

@@ -15,7 +15,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from compiler.config import ERAS, Config, ConfigError, load_config
+from compiler.config import Config, ConfigError, load_config
+from compiler.spec import DEFAULT_ERA, ERAS
 from runtime.commands._policy_args import config_path
 
 NAME = "config"
@@ -32,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="show where each is defined")
     parser.add_argument("--dump", action="store_true", help="print every name the files define")
-    parser.add_argument("--era", choices=ERAS, default="htcondor-current", help="manual era")
+    parser.add_argument("--era", choices=ERAS, default=DEFAULT_ERA, help="manual era")
     parser.add_argument(
         "--subsystem", default="STARTD", help="daemon whose view to show (default STARTD)"
     )

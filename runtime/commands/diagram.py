@@ -21,11 +21,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from compiler import StateTable, compile_policy
 from compiler.diagram import DiagramError, TraceStep, extract, write
 from compiler.errors import PolicyError
-from compiler.policy import compile_policy
 from compiler.spec import load_spec
-from compiler.table import StateTable
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
     PolicyChoice,

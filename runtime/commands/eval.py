@@ -26,9 +26,16 @@ import math
 from pathlib import Path
 from typing import Any
 
-from compiler.classad import ERROR, UNDEFINED, ClassAdSyntaxError, evaluate, format_value, parse
-from compiler.classad.ads import load_ad
-from compiler.classad.scope import ClassAd
+from compiler.classad import (
+    ERROR,
+    UNDEFINED,
+    ClassAd,
+    ClassAdSyntaxError,
+    evaluate,
+    format_value,
+    load_ad,
+    parse,
+)
 from compiler.errors import PolicyError
 
 NAME = "eval"

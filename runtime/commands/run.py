@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from compiler.policy import compile_policy
+from compiler import compile_policy
 from runtime.commands._policy_args import DEFAULT_ERA, add_policy_arguments, load_policy
 from runtime.eventlog import EventLog
 from runtime.trace import read_trace, replay

@@ -27,9 +27,9 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from compiler.classad.ads import load_ad
+from compiler import compile_policy
+from compiler.classad import load_ad
 from compiler.errors import PolicyError
-from compiler.policy import compile_policy
 from runtime.clock import WallClock
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 from runtime.eventlog import EventLog

@@ -12,17 +12,29 @@ import pytest
 from compiler.config import load_config
 from compiler.spec import load_spec
 from runtime.check.builtin import BUILTINS, Context
-from runtime.check.generate import Trace
 from runtime.check.judge import violation
 from runtime.check.machines import reference_machine
 from runtime.check.observe import record
 from runtime.check.properties import parse_properties
-from runtime.check.reference import Fired, PolicyExprs, Step
+from runtime.check.reference import PolicyExprs
 from runtime.check.search import MachineRun, judge
+from runtime.fired import Fired
+from runtime.trace import Step
+from runtime.trace import Trace as TraceFile
 
 MACHINE = (("KeyboardIdle", 1000), ("LoadAvg", 0.0), ("CondorLoadAvg", 0.0), ("ClockMin", 600),
            ("ClockDay", 2), ("Memory", 2048), ("Disk", 10**5), ("Cpus", 1))  # fmt: skip
 JOB = (("Owner", "alice"), ("ImageSize", 1000), ("JobUniverse", 5))
+
+
+def Trace(machine: tuple, job: tuple, steps: tuple[Step, ...]) -> TraceFile:  # type: ignore[type-arg]
+    return TraceFile("<test>", steps, machine=dict(machine), job=dict(job), polling="explicit")
+
+
+def Set(t: int, **values: object) -> Step:
+    return Step(t, "set", values=values)
+
+
 DESKTOP = "use POLICY : Desktop\n"
 
 
@@ -35,7 +47,7 @@ def setup(text: str = DESKTOP, era: str = "htcondor-current", semantics: str = "
 
 def F(t: int, number: int | str, src: str, dst: str, reason: str = "policy") -> Fired:
     s, d = tuple(src.split("/")), tuple(dst.split("/"))
-    return Fired(t, number, str(number), (s[0], s[1]), (d[0], d[1]), reason)
+    return Fired(0, t, number, str(number), None, (s[0], s[1]), (d[0], d[1]), reason, reason)
 
 
 START = [F(0, 1, "Owner/Idle", "Unclaimed/Idle"), F(10, 6, "Unclaimed/Idle", "Matched/Idle"),
@@ -64,7 +76,7 @@ FAULTS = [
     ("suspend-needs-want-suspend-and-suspend", (Step(20, "tick"),),
      [F(20, 14, "Claimed/Busy", "Claimed/Suspended")]),  # keyboard idle: SUSPEND false
     ("continue-needs-continue",
-     (Step(20, "set", attrs=(("KeyboardIdle", 0),)), Step(25, "tick"), Step(30, "tick")),
+     (Set(20, KeyboardIdle=0), Step(25, "tick"), Step(30, "tick")),
      [F(25, 14, "Claimed/Busy", "Claimed/Suspended"), F(30, 15, "Claimed/Suspended", "Claimed/Busy")]),
     ("kill-only-when-kill",
      (Step(20, "event", "vacate", "graceful"), Step(25, "tick")),
@@ -147,7 +159,7 @@ def test_never_within_of_jobstart() -> None:
 def test_always_leaves_within_polls() -> None:
     typing = (
         *STEPS,
-        Step(20, "set", attrs=(("KeyboardIdle", 0),)),
+        Set(20, KeyboardIdle=0),
         Step(25, "tick"),
         Step(30, "tick"),
         Step(35, "tick"),
@@ -173,7 +185,7 @@ def test_eventually_when_condition_keeps_holding() -> None:
 
 def test_context_reads_policy_before_the_transition() -> None:
     spec, policy = setup()
-    steps = (*STEPS, Step(20, "set", attrs=(("KeyboardIdle", 0),)), Step(25, "tick"))
+    steps = (*STEPS, Set(20, KeyboardIdle=0), Step(25, "tick"))
     ms = moments(steps, [*START, F(25, 14, "Claimed/Busy", "Claimed/Suspended")])
     ctx = Context(spec, policy, steps)
     k = next(i for i, m in enumerate(ms) if m.fired is not None and m.fired.number == 14)

@@ -9,13 +9,12 @@ from functools import cache
 
 import pytest
 
+from compiler import StateTable, compile_policy
 from compiler.config import load_config
-from compiler.policy import compile_policy
-from compiler.table import StateTable
-from runtime.check.machines import config_timers, reference_machine
+from runtime.check.machines import compiled_machine, config_timers, reference_machine
 from runtime.check.reference import PolicyExprs
 from runtime.check.search import search
-from runtime.check.slot_adapter import slot_machine
+from runtime.trace import dump_trace, read_trace
 
 DESKTOP = "use POLICY : Desktop\n"
 
@@ -45,7 +44,7 @@ def run(
     table: StateTable, era: str, semantics: str, text: str, examples: int, builtins: bool = True
 ):  # type: ignore[no-untyped-def]
     config, _, policy = setup(era, semantics, text)
-    machine, _ = slot_machine(table)
+    machine, _ = compiled_machine(table)
     reference = reference_machine(table.spec, policy, config_timers(table.spec, config))
     return search(
         table.spec, policy, machine, reference=reference, max_examples=examples, seed=3,
@@ -76,7 +75,11 @@ def test_swapped_guards_are_caught_and_shrunk() -> None:
     cx = next(c for c in result.counterexamples if c.name == "reference-crosscheck")
     assert any(f.number in (14, 15) for f in cx.fired) or "14" in cx.message or "15" in cx.message
     assert len(cx.trace.steps) <= 12  # shrunk: a handful of steps
-    assert cx.trace.to_dict(era, semantics)["polling"] == "explicit"
+    assert cx.trace.to_dict()["polling"] == "explicit"
+    # the counterexample is a trace file: `condor-policy run` reads back the same trace
+    again = read_trace("<counterexample>", dump_trace(cx.trace))
+    assert again.to_dict() == cx.trace.to_dict()
+    assert (again.era, again.semantics) == (era, semantics)
 
 
 @pytest.mark.parametrize(

@@ -97,3 +97,20 @@ def test_all_name_errors_of_a_file_are_reported_together() -> None:
 def test_empty_and_comment_only_files() -> None:
     assert parse_properties("") == ()
     assert parse_properties("# nothing\n\n   # still nothing\n") == ()
+
+
+def test_names_come_from_the_spec() -> None:
+    """States, activities and anchors are the era's (spec/eras), not a list of our own:
+    condor-6.4 has no Drained state; htcondor-current has it; events are the vocabulary's."""
+    from compiler.spec import load_spec
+
+    old, new = load_spec("condor-6.4", "manual"), load_spec("htcondor-current", "code")
+    text = "never: Drained/Retiring\nnever: Claimed/Busy within 60s of drain\n"
+    assert len(parse_properties(text, "p.txt", new)) == 2
+    with pytest.raises(PolicyError) as info:
+        parse_properties(text, "p.txt", old)
+    assert "unknown state 'Drained'" in str(info.value)
+    assert "anchor" not in str(info.value)  # drain is a trace event in every era
+    assert len(parse_properties(text, "p.txt")) == 2  # no spec: any era's names
+    with pytest.raises(PolicyError, match="unknown state 'Delete'"):
+        parse_properties("never: Delete/Idle\n", "p.txt", new)  # internal: never published

@@ -176,7 +176,7 @@ def test_json_outputs_page_names_every_log_kind() -> None:
 
 
 def test_properties_page_names_every_unit_and_anchor() -> None:
-    from runtime.check.properties import ANCHORS
+    from runtime.check.properties import names
 
     text = (DOCS / "properties.md").read_text(encoding="utf-8")
     grammar = (ROOT / "runtime" / "check" / "properties.lark").read_text(encoding="utf-8")
@@ -187,8 +187,9 @@ def test_properties_page_names_every_unit_and_anchor() -> None:
     documented = set(re.findall(r"[a-z]+", unit_line.group(1)))
     assert set(units.group(1).split("|")) == documented
     events = {e.name for era in ERAS for e in load_spec(era).events}
-    assert set(ANCHORS) == {"JobStart", *events}, "anchors are JobStart and the events"
-    for anchor in ANCHORS:
+    anchors = names().anchors
+    assert set(anchors) == {"JobStart", *events}, "anchors are JobStart and the events"
+    for anchor in anchors:
         assert f"`{anchor}`" in text, f"anchor {anchor} is not documented"
 
 

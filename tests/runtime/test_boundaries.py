@@ -30,3 +30,96 @@ def test_no_import_of_tests_or_the_oracle(path: Path) -> None:
         forbidden = (*FORBIDDEN, "runtime") if path.parent.name == "compiler" else FORBIDDEN
         for name in names:
             assert name.split(".")[0] not in forbidden, f"{path.name} imports {name}"
+
+
+# -- the top floor: runtime/check and the CLI use only public faces ------------------------
+
+TOP_FLOOR = [
+    *sorted((ROOT / "runtime" / "check").glob("*.py")),
+    *sorted((ROOT / "runtime" / "commands").glob("*.py")),
+    ROOT / "runtime" / "cli.py",
+    ROOT / "runtime" / "view.py",
+]
+#: The compiler's public faces: its packages' __init__ (`compiler` holds compile_policy,
+#: StateTable, holds, ...), the AST node types, the error root and the transitions adapter.
+FACES = frozenset({
+    "compiler", "compiler.analysis", "compiler.classad", "compiler.classad.ast",
+    "compiler.config", "compiler.diagram", "compiler.errors", "compiler.machine",
+    "compiler.simplify", "compiler.spec",
+})  # fmt: skip
+#: Deep imports kept only by the local AST walkers of runtime/check (generate._collect,
+#: reference._rename, report._owners); they go when compiler.classad.ast has the one
+#: traversal API of issue 10 (children / walk / find_all / map_children).
+WALKERS = {
+    ("generate.py", "compiler.analysis.sat"), ("generate.py", "compiler.simplify.abstract"),
+    ("reference.py", "compiler.simplify.context"), ("report.py", "compiler.analysis.sat"),
+}  # fmt: skip
+
+
+def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(module, imported names) of every import statement in `path`."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            out += [(a.name, ()) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            out.append((node.module, tuple(a.name for a in node.names)))
+    return out
+
+
+@pytest.mark.parametrize("path", TOP_FLOOR, ids=lambda p: str(p.relative_to(ROOT)))
+def test_top_floor_uses_only_public_faces(path: Path) -> None:
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    for module, names in imports(path):
+        root = module.split(".")[0]
+        if root == "compiler" and (path.name, module) not in WALKERS:
+            assert module in FACES, f"{path.name} imports the deep module {module}"
+        if root in ("compiler", "runtime"):
+            private = [n for n in names if n.startswith("_")]
+            assert not private, f"{path.name} imports private {private} from {module}"
+            last = module.split(".")[-1]
+            inside = module.rsplit(".", 1)[0] == package
+            assert not last.startswith("_") or inside, f"{path.name} imports {module}"
+
+
+def test_the_walker_exceptions_are_still_needed() -> None:
+    """An entry of WALKERS that no file uses any more must be removed from the list."""
+    used = {(p.name, m) for p in TOP_FLOOR for m, _ in imports(p) if (p.name, m) in WALKERS}
+    assert not WALKERS - used, f"no longer imported, remove from WALKERS: {WALKERS - used}"
+
+
+@pytest.mark.parametrize("path", MINE[1:], ids=lambda p: str(p.relative_to(ROOT)))
+def test_lower_floors_do_not_import_the_cli_or_the_checker(path: Path) -> None:
+    if path.parent.name == "commands" or path.name in ("__main__.py", "cli.py"):
+        return  # the CLI itself
+    for module, _ in imports(path):
+        assert not module.startswith(("runtime.check", "runtime.commands", "runtime.cli")), (
+            f"{path.name} imports {module}"
+        )
+
+
+def test_the_rule_can_fail(tmp_path: Path) -> None:
+    """The checker sees a deep import and a private name (as in the old reference.py)."""
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from compiler.classad.values import UNDEFINED\nfrom runtime.ads import _context\n"
+    )
+    found = imports(bad)
+    assert ("compiler.classad.values", ("UNDEFINED",)) in found
+    assert "compiler.classad.values" not in FACES
+    assert ("runtime.ads", ("_context",)) in found
+
+
+ALL_RUNTIME = sorted((ROOT / "runtime").rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", ALL_RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_era_name_in_runtime_code(path: Path) -> None:
+    """Era facts are spec data (spec/eras options, helpers): no runtime module names an
+    era, neither in a comparison (`if era == "htcondor-current"`) nor in a list of its own
+    (compiler.spec.ERAS is the one list)."""
+    from compiler.spec import ERAS
+
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Constant) and node.value in ERAS:
+            raise AssertionError(f"{path.name}:{node.lineno} names the era {node.value!r}")

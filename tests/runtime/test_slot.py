@@ -102,13 +102,14 @@ def test_job_may_only_lower_max_job_retirement_time() -> None:
     s.send("activate")
     here = Pair("Claimed", "Busy")
     base = s.record
-    assert retirement_remaining(base, here, s.clock.now(), s.policy, s.ad) == 3600
+    rule = s.spec.helpers.retirement
+    assert retirement_remaining(base, here, s.clock.now(), s.policy, s.ad, rule) == 3600
     lower = base.__class__(**{**_fields(base), "job": {"MaxJobRetirementTime": 100}})
     higher = base.__class__(**{**_fields(base), "job": {"MaxJobRetirementTime": 9999}})
-    assert retirement_remaining(lower, here, s.clock.now(), s.policy, s.ad) == 100
-    assert retirement_remaining(higher, here, s.clock.now(), s.policy, s.ad) == 3600
+    assert retirement_remaining(lower, here, s.clock.now(), s.policy, s.ad, rule) == 100
+    assert retirement_remaining(higher, here, s.clock.now(), s.policy, s.ad, rule) == 3600
     peaceful = base.__class__(**{**_fields(base), "peaceful": True})
-    assert math.isinf(retirement_remaining(peaceful, here, s.clock.now(), s.policy, s.ad))
+    assert math.isinf(retirement_remaining(peaceful, here, s.clock.now(), s.policy, s.ad, rule))
 
 
 def _fields(state: SlotState) -> dict[str, object]:

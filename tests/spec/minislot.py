@@ -61,6 +61,8 @@ class MiniSlot:
         match action.name, action.arg:
             case "start_job", _:
                 f["JobRunning"] = True
+            case "reap_starter", _:
+                f["JobRunning"] = False
             case "retire", ("irreversible" | "peaceful"):
                 f["Reversible"] = False
             case "set_preempt_latch", "always":
@@ -129,8 +131,6 @@ class MiniSlot:
 
     def send(self, event: str, how: str | None = None) -> None:
         self.depth = 0
-        if event in ("job_exit", "starter_exit"):
-            self.flags["JobRunning"] = False
         evaluate_after = False
         for effect in self.spec.event_effects:
             if (

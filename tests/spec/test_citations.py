@@ -71,6 +71,10 @@ def other_citations() -> list[tuple[str, str, object]]:
             out += [(era, f"row {r.id}", r.citation) for r in spec.transitions if not r.numbered]
             out += [(era, f"timer {t.name}", t.citation) for t in spec.timers if t.citation]
             out += [(era, f"letter {x.letter}", x.citation) for x in spec.letters]
+            out += [(era, f"event {e.name}", e.citation) for e in spec.events if e.citation]
+            helpers = spec.helpers
+            out += [(era, f"helper {type(h).__name__}", h.citation)
+                    for h in (helpers.retirement, helpers.vacate, helpers.cpu_busy)]  # fmt: skip
     return out
 
 
@@ -81,6 +85,15 @@ def test_other_anchors_occur_where_cited(era: str, what: str, cite) -> None:
     else:
         assert cite.reference, what
         assert normalize(cite.anchor) in normalize(reference_text()), what
+
+
+def test_every_event_with_effects_and_every_helper_names_startd_functions() -> None:
+    spec = load_spec("htcondor-current", "code")
+    assert all(e.citation is not None for e in spec.events if e.effects)
+    assert "Resource::evalRetirementRemaining" in spec.helpers.retirement.citation.functions
+    assert "Resource::evalMaxVacateTime" in spec.helpers.vacate.citation.functions
+    for fn in ("Resource::evalRetirementRemaining", "Resource::evalMaxVacateTime"):
+        assert fn.split("::")[1] in reference_text()
 
 
 @pytest.mark.parametrize("era", ["condor-6.8", "htcondor-current"])

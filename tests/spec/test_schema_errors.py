@@ -298,3 +298,81 @@ def test_error_points_at_the_line_of_the_key_path(tmp_path: Path) -> None:
     assert err.line is not None and err.source_line is not None
     assert err.source_line.strip() == "to: Owner/Busy"
     assert err.format().startswith(f"{err.file}:{err.line}: transitions[1].to: unknown activity")
+
+
+# -- options, helpers and event effects (base.yaml) ---------------------------------------
+
+
+def base_error(tmp_path: Path, change: Any) -> SpecError:
+    """Load the mini era next to a base.yaml changed by `change(data)`."""
+    path = write(tmp_path, mini())
+    data = yaml.safe_load((tmp_path / "base.yaml").read_text(encoding="utf-8"))
+    change(data)
+    (tmp_path / "base.yaml").write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        load_spec_file(path, "code")
+    return info.value
+
+
+def test_unknown_option_and_bad_option_value(tmp_path: Path) -> None:
+    era = mini()
+    era["options"] = {"cpu_busy_publsh": "last_change", "retirement_vacate_allowance": "yes"}
+    err = error_of(tmp_path, era)
+    assert "options.cpu_busy_publsh: unknown option 'cpu_busy_publsh'" in err.message
+    assert "did you mean 'cpu_busy_publish'?" in err.message
+    assert "option 'retirement_vacate_allowance' must be one of false, true, got 'yes'" in (
+        err.message
+    )
+
+
+def test_options_not_written_take_the_vocabulary_default(tmp_path: Path) -> None:
+    spec = load_spec_file(write(tmp_path, mini()), "code")
+    assert dict(spec.options)["cpu_busy_publish"] == "since_busy"
+    assert spec.helpers.cpu_busy.publish == (
+        ("CpuIsBusy", "busy"), ("CpuBusy", "busy"), ("CpuBusyTime", "seconds_busy"),
+    )  # fmt: skip
+    era = mini()
+    era["options"] = {"cpu_busy_publish": "last_change"}
+    spec = load_spec_file(write(tmp_path, era), "code")
+    assert dict(spec.helpers.cpu_busy.publish)["CpuBusyTime"] == "last_change"
+
+
+def test_helper_keys_are_strict(tmp_path: Path) -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["helpers"]["max_vacate_time"]["job_limit"] = "JobMaxVacateTime"
+        del data["helpers"]["retirement_remaining"]["limit"]
+        data["helpers"]["cpu_busy"]["publish"]["last_change"]["CpuBusyTime"] = "age"
+
+    err = base_error(tmp_path, change)
+    assert err.file.endswith("base.yaml")
+    assert "helpers.max_vacate_time.job_limit: unknown key 'job_limit'" in err.message
+    assert "did you mean 'job_limits'?" in err.message
+    assert "helpers.retirement_remaining: required key 'limit' is missing" in err.message
+    assert "unknown CpuBusy quantity 'age'" in err.message
+
+
+def test_helper_limit_must_be_a_policy_name(tmp_path: Path) -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["helpers"]["retirement_remaining"]["limit"] = "MaxJobRetirmentTime"
+
+    err = base_error(tmp_path, change)
+    assert "helpers.retirement_remaining.limit: unknown policy 'MaxJobRetirmentTime'" in (
+        err.message
+    )
+
+
+def test_event_effects_are_actions_with_a_citation(tmp_path: Path) -> None:
+    def change(data: dict[str, Any]) -> None:
+        data["events"]["job_exit"]["effects"] = ["reap_startr"]
+        data["events"]["lease_expired"]["effects"] = ["reap_starter"]
+
+    err = base_error(tmp_path, change)
+    assert "events.job_exit.effects[0]: unknown action 'reap_startr'" in err.message
+    assert "events.lease_expired.citation: an event with effects needs a citation" in err.message
+
+
+def test_event_effects_run_first_in_every_pair(tmp_path: Path) -> None:
+    spec = load_spec_file(write(tmp_path, mini()), "code")
+    first = spec.event_effects[0]
+    assert (first.event, [str(a) for a in first.actions]) == ("job_exit", ["reap_starter"])
+    assert set(first.sources) == {p.pair for p in spec.pairs}

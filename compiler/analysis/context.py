@@ -15,6 +15,7 @@ from typing import Any
 from compiler.analysis.sat import Satisfiability, machine_domains, satisfiable
 from compiler.classad import ast as A
 from compiler.classad import parse
+from compiler.classad.errors import ClassAdSyntaxError
 from compiler.simplify import Domain
 from compiler.table import CompiledGuard, Row, StateTable
 
@@ -56,12 +57,11 @@ def conj(items: Iterable[A.Expr]) -> A.Expr:
 def rename(e: A.Expr, names: Iterable[str], suffix: str = AFTER) -> A.Expr:
     """`e` with unscoped/MY references to `names` renamed (the other pair's copy)."""
     keys = {n.lower() for n in names}
-    from compiler.simplify.context import map_children
 
     def walk(x: A.Expr) -> A.Expr:
         if isinstance(x, A.AttrRef) and x.scope in (None, "MY") and x.key in keys:
             return A.AttrRef(x.name + suffix, x.scope)
-        return map_children(x, walk)
+        return A.map_children(x, walk)
 
     return walk(e)
 
@@ -154,7 +154,7 @@ class Analysis:
             if key.lower() == name.lower():
                 try:
                     return parse(text)
-                except Exception:
+                except ClassAdSyntaxError:
                     return None
         return None
 

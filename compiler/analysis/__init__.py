@@ -29,6 +29,7 @@ from compiler.analysis.table_checks import CHECKS, reachable_pairs
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
 from compiler.classad import parse
+from compiler.classad.errors import ClassAdSyntaxError
 from compiler.table import StateTable
 
 if TYPE_CHECKING:
@@ -85,7 +86,7 @@ def _policies(table: StateTable) -> dict[str, A.Expr]:
     for name, text in table.policy_values:
         try:
             out[name] = parse(text)
-        except Exception:
+        except ClassAdSyntaxError:
             continue
     return out
 

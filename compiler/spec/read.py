@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import yaml
 
+from compiler.classad import ast as A
+from compiler.classad import parse
 from compiler.errors import PolicyError
 from spec import data_path
 
@@ -30,8 +32,6 @@ ERAS: tuple[str, ...] = ("condor-6.4", "condor-6.8", "htcondor-current")
 SEMANTICS: tuple[str, ...] = ("manual", "code")
 _VARIANT_KEYS = frozenset(SEMANTICS)
 UNNUMBERED = re.compile(r"^unnumbered:[a-z][a-z0-9_]*$")
-_KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|\S')
 
 ERA_KEYS = (
     "era", "extends", "title", "seed", "code", "numbered_transitions", "states", "initial",
@@ -328,20 +328,12 @@ def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
 
 
 def guard_names(text: str) -> tuple[str, ...]:
-    """Attribute names a guard refers to (not functions, keywords, strings or scopes)."""
-    tokens = _TOKEN.findall(text)
-    names: list[str] = []
-    for i, token in enumerate(tokens):
-        if not (token[0].isalpha() or token[0] == "_"):
-            continue
-        if token.lower() in _KEYWORDS or (i + 1 < len(tokens) and tokens[i + 1] == "("):
-            continue
-        names.append(token.split(".")[-1] if "." in token else token)
-    return tuple(dict.fromkeys(names))
+    """Attribute names a guard refers to, as written and in order of first appearance
+    (the name of every attribute reference, its `MY.`/`TARGET.` scope dropped; not
+    functions, literals or strings). An empty guard names nothing.
 
-
-def classad_parser() -> Callable[[str], object] | None:
-    """`compiler.classad.parse` once it exists (landing in parallel), else None."""
-    from compiler import classad
-
-    return cast("Callable[[str], object] | None", getattr(classad, "parse", None))
+    Raises `ClassAdSyntaxError` (a PolicyError) when `text` is not a ClassAd expression.
+    """
+    if not text.strip():
+        return ()
+    return tuple(dict.fromkeys(ref.name for ref in A.find_all(parse(text), A.AttrRef)))

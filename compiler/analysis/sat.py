@@ -38,7 +38,8 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from compiler.classad import ast as A
-from compiler.classad import compile_expr, unparse
+from compiler.classad import compile_expr, format_value, unparse
+from compiler.classad.unparse import ROUND_TRIP
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify
 from compiler.simplify.abstract import CMP_OPS, abstract, is_literal, lift, literal_value
@@ -74,7 +75,7 @@ class Witness:
                 return "UNDEFINED"
             if v is ERROR or isinstance(v, A.ErrorLit):
                 return "ERROR"
-            return repr(v) if isinstance(v, str) else str(v)
+            return unparse(v) if isinstance(v, A.EXPR_TYPES) else format_value(v, ROUND_TRIP)
 
         parts = [f"{k}={fmt(v)}" for k, v in self.my]
         parts += [f"TARGET.{k}={fmt(v)}" for k, v in self.target]

@@ -33,6 +33,8 @@ INT64_MAX = 2**63 - 1
 KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
 
 _SIMPLE_ESCAPES = {
+    "a": "\a",
+    "v": "\v",
     "n": "\n",
     "t": "\t",
     "r": "\r",

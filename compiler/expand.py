@@ -47,11 +47,11 @@ from dataclasses import dataclass, field
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
 from compiler.classad import parse
+from compiler.classad.ast import map_children
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.config import Config
 from compiler.errors import PolicyError
 from compiler.program import KnobSource
-from compiler.simplify.context import map_children
 from compiler.spec import VARIANT_UNIVERSES, EraSpec, Policy
 
 UNDEFINED_EXPR = A.UndefinedLit()

@@ -56,12 +56,11 @@ def conj(items: Iterable[A.Expr]) -> A.Expr:
 def rename(e: A.Expr, names: Iterable[str], suffix: str = AFTER) -> A.Expr:
     """`e` with unscoped/MY references to `names` renamed (the other pair's copy)."""
     keys = {n.lower() for n in names}
-    from compiler.simplify.context import map_children
 
     def walk(x: A.Expr) -> A.Expr:
         if isinstance(x, A.AttrRef) and x.scope in (None, "MY") and x.key in keys:
             return A.AttrRef(x.name + suffix, x.scope)
-        return map_children(x, walk)
+        return A.map_children(x, walk)
 
     return walk(e)
 

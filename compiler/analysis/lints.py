@@ -26,10 +26,11 @@ from dataclasses import dataclass
 
 from compiler.analysis.context import Analysis
 from compiler.analysis.findings import Finding
-from compiler.analysis.sat import attribute_refs, children
+from compiler.analysis.sat import attribute_refs
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
 from compiler.classad import parse, unparse
+from compiler.classad.errors import ClassAdSyntaxError
 from compiler.simplify import STARTD_DOMAINS
 from compiler.simplify.abstract import NUMERIC, abstract, is_literal, literal_value
 from compiler.simplify.domains import Env
@@ -90,19 +91,13 @@ def known_names(
     )
 
 
-def _walk(e: A.Expr) -> Iterable[A.Expr]:
-    yield e
-    for child in children(e):
-        yield from _walk(child)
-
-
 def undefined_equality(policies: Mapping[str, A.Expr], known: KnownNames) -> list[Finding]:
     """`x == UNDEFINED` (always UNDEFINED: an error) and `attr == true/false` or
     `attr != literal` on an attribute that may be missing (a warning: `=?=`/`=!=` was
     probably meant; the startd then sees UNDEFINED, which never holds)."""
     found = []
     for name, expr in policies.items():
-        for node in _walk(expr):
+        for node in A.walk(expr, same_scope=True):
             if not isinstance(node, A.Binary) or node.op not in ("==", "!="):
                 continue
             sides = (node.left, node.right)
@@ -153,7 +148,7 @@ def string_number(policies: Mapping[str, A.Expr], known: KnownNames) -> list[Fin
     env = Env.make(STARTD_DOMAINS, {})
     found = []
     for name, expr in policies.items():
-        for node in _walk(expr):
+        for node in A.walk(expr, same_scope=True):
             if not isinstance(node, A.Binary) or node.op not in ("==", "!=", "<", "<=", ">", ">="):
                 continue
             left, right = abstract(node.left, env), abstract(node.right, env)
@@ -234,7 +229,7 @@ def start_job_attributes(
         return []
     try:
         is_owner = parse(is_owner_text)
-    except Exception:
+    except ClassAdSyntaxError:
         return []
     if not any(r.key == "start" and r.scope in (None, "MY") for r in attribute_refs(is_owner)):
         return []

@@ -38,7 +38,8 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 from compiler.classad import ast as A
-from compiler.classad import compile_expr, unparse
+from compiler.classad import compile_expr, format_value, unparse
+from compiler.classad.unparse import ROUND_TRIP
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify
 from compiler.simplify.abstract import CMP_OPS, abstract, is_literal, lift, literal_value
@@ -74,7 +75,7 @@ class Witness:
                 return "UNDEFINED"
             if v is ERROR or isinstance(v, A.ErrorLit):
                 return "ERROR"
-            return repr(v) if isinstance(v, str) else str(v)
+            return unparse(v) if isinstance(v, A.EXPR_TYPES) else format_value(v, ROUND_TRIP)
 
         parts = [f"{k}={fmt(v)}" for k, v in self.my]
         parts += [f"TARGET.{k}={fmt(v)}" for k, v in self.target]
@@ -223,11 +224,8 @@ def _search(
         target = dict(base_target)
         for var, value in zip(variables, values, strict=True):
             (my if var.side == "my" else target)[var.name] = value
-        try:
-            result = fn(my, target, now=NOW)
-        except Exception:
-            return False
-        return tv_of_value(result) in want
+        # No try: the evaluator returns ERROR for bad operands, it does not raise.
+        return tv_of_value(fn(my, target, now=NOW)) in want
 
     def witness(values: tuple[Any, ...]) -> Witness:
         values = polish(values)
@@ -365,11 +363,10 @@ def _variables(
         refs.setdefault((side, key), ref.name)
         return side, key
 
-    def walk(e: A.Expr) -> None:
+    for e in A.walk(expr, same_scope=True):
         match e:
             case A.AttrRef():
                 ref_key(e)
-                return
             case A.Binary(op="-", left=lhs, right=A.AttrRef() as r) if _is_clock(lhs):
                 found = ref_key(r)
                 if found is not None:
@@ -387,10 +384,6 @@ def _variables(
                                 consts.setdefault(found, set()),
                                 strings.setdefault(found, set()),
                             )
-        for child in _children(e):
-            walk(child)
-
-    walk(expr)
     out: list[_Var] = []
     for key, name in sorted(refs.items()):
         side, lower = key
@@ -446,26 +439,6 @@ def _inside(x: float, dom: Domain | None) -> bool:
     return (dom.low is None or x >= dom.low) and (dom.high is None or x <= dom.high)
 
 
-def _children(e: A.Expr) -> tuple[A.Expr, ...]:
-    match e:
-        case A.Unary(operand=x):
-            return (x,)
-        case A.Binary(left=l, right=r) | A.Elvis(left=l, right=r):
-            return (l, r)
-        case A.Conditional(cond=c, then=t, otherwise=o):
-            return (c, t, o)
-        case A.Call(args=args):
-            return args
-        case A.ListExpr(items=items):
-            return items
-        case A.Select(base=b):
-            return (b,)
-        case A.Subscript(base=b, index=i):
-            return (b, i)
-        case _:
-            return ()
-
-
 def _freeze(v: Any) -> Any:
     return tuple(_freeze(x) for x in v) if isinstance(v, list) else v
 
@@ -479,22 +452,9 @@ def show(expr: A.Expr) -> str:
 
 
 def attribute_refs(expr: A.Expr) -> list[A.AttrRef]:
-    """Every attribute reference in `expr`, in source order."""
-    found: list[A.AttrRef] = []
-
-    def walk(e: A.Expr) -> None:
-        if isinstance(e, A.AttrRef):
-            found.append(e)
-        for child in _children(e):
-            walk(child)
-
-    walk(expr)
-    return found
-
-
-def children(e: A.Expr) -> tuple[A.Expr, ...]:
-    """Direct subexpressions of `e` (public for the lints)."""
-    return _children(e)
+    """Every attribute reference evaluated in this ad, in source order (not those in a
+    nested ad or in the arguments of `unparse()` and the other scope-changing calls)."""
+    return A.find_all(expr, A.AttrRef, same_scope=True)
 
 
 _ = abstract  # re-exported for lints that ask about value kinds

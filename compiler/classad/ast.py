@@ -9,12 +9,22 @@ ClassAd the integer 1, the real 1.0 and the boolean true are different values.
 
 Names keep the spelling of the source (for unparse) but ClassAd names are
 case-insensitive: compare with `.key` (lower case) wherever meaning matters.
+
+Each node's hash is computed once, when it is built, from its children's (already
+computed) hashes: a frozen dataclass would otherwise rehash its whole subtree on every
+dictionary look-up, which made AST-keyed caches cost O(size) per hit. Equality checks the
+cached hashes first, so unequal trees usually differ in O(1).
+
+The traversal API at the end of the module (`children`, `walk`, `find_all`,
+`map_children`) is the one way to visit or rebuild sub-expressions; passes match on the
+node types they give meaning to and leave the recursion to it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TypeAlias
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, TypeAlias, TypeVar, overload
 
 from compiler.errors import Span
 
@@ -35,53 +45,119 @@ SCOPES = frozenset({"MY", "TARGET", "PARENT"})
 #: `AttrRef.scope` of an absolute reference `.name` (looked up from the outermost ad).
 ROOT = "."
 
+#: Functions whose arguments are not (all) values in the calling scope: `unparse(x)` reads
+#: x's source text, `evalInEachContext`/`countMatches` evaluate their first argument in
+#: other ads. Knowledge about this ad does not apply inside them.
+SCOPE_CHANGING_CALLS = frozenset({"unparse", "evalineachcontext", "countmatches"})
 
-@dataclass(frozen=True, slots=True)
-class Integer:
+_N = TypeVar("_N")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Node:
+    """Base of every node: the cached structural hash (see the module docstring).
+
+    `_hashed` gives each node class its own `__post_init__` (computes the hash) and
+    `__eq__` over the fields that make up its value (those with `compare=True`).
+    """
+
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        raise NotImplementedError("node classes are decorated with @_hashed")
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Rebuilt through __init__, so the hash is recomputed (string hashes differ
+        # between processes).
+        return (type(self), tuple(getattr(self, f.name) for f in fields(self) if f.init))
+
+
+def _hashed(cls: type[_N]) -> type[_N]:
+    """Equality and the once-computed hash for a node dataclass declared `eq=False`.
+
+    Both compare the value fields as one tuple, as dataclasses do (so a NaN literal
+    equals itself), with the cached hashes compared first.
+    """
+    names = [f.name for f in fields(cls) if f.compare]  # type: ignore[arg-type]
+    mine = "".join(f"self.{n}," for n in names)
+    theirs = "".join(f"other.{n}," for n in names)
+    # Generated like dataclasses' own methods: one attribute load per field, no calls.
+    source = (
+        "def __post_init__(self):\n"
+        f"    _set(self, '_hash', hash((_cls, {mine})))\n"
+        "def __eq__(self, other):\n"
+        "    if self is other:\n"
+        "        return True\n"
+        "    if other.__class__ is not self.__class__:\n"
+        "        return NotImplemented\n"
+        f"    return self._hash == other._hash and ({mine}) == ({theirs})\n"
+    )
+    space: dict[str, Any] = {"_set": object.__setattr__, "_cls": cls}
+    exec(source, space)
+    __post_init__, __eq__ = space["__post_init__"], space["__eq__"]
+
+    made: Any = cls
+    made.__post_init__ = __post_init__
+    made.__eq__ = __eq__
+    return cls
+
+
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Integer(_Node):
     """A 64-bit signed integer literal."""
 
     value: int
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Real:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Real(_Node):
     """A double literal (may be +inf/-inf from overflowing literals like 1e309)."""
 
     value: float
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class String:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class String(_Node):
     """A string literal, escapes already decoded."""
 
     value: str
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Boolean:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Boolean(_Node):
     value: bool
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class UndefinedLit:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class UndefinedLit(_Node):
     """The literal `undefined`."""
 
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorLit:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class ErrorLit(_Node):
     """The literal `error`."""
 
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class AttrRef:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class AttrRef(_Node):
     """An attribute reference: `Memory`, `MY.Memory`, `TARGET.Owner`, `PARENT.x`.
 
     `scope` is None for an unscoped name, else one of SCOPES (upper case), or ROOT for
@@ -97,8 +173,9 @@ class AttrRef:
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Select:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Select(_Node):
     """Selection `base.name` where base is any expression other than a scope keyword."""
 
     base: Expr
@@ -110,8 +187,9 @@ class Select:
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Subscript:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Subscript(_Node):
     """`base[index]`: list element or nested-ad attribute."""
 
     base: Expr
@@ -119,24 +197,27 @@ class Subscript:
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class ListExpr:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class ListExpr(_Node):
     """`{a, b, c}`."""
 
     items: tuple[Expr, ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class RecordExpr:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class RecordExpr(_Node):
     """A nested ClassAd `[a = 1; b = 2]`; attribute order kept as written."""
 
     attrs: tuple[tuple[str, Expr], ...]
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Call(_Node):
     """A function call; `name` as written (function names are case-insensitive)."""
 
     name: str
@@ -148,23 +229,26 @@ class Call:
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Unary:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Unary(_Node):
     op: str
     operand: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Binary:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Binary(_Node):
     op: str
     left: Expr
     right: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Conditional:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Conditional(_Node):
     """`cond ? then : otherwise`."""
 
     cond: Expr
@@ -173,8 +257,9 @@ class Conditional:
     span: Span | None = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True, slots=True)
-class Elvis:
+@_hashed
+@dataclass(frozen=True, slots=True, eq=False)
+class Elvis(_Node):
     """`left ?: right`: left unless it is UNDEFINED (or ERROR), then right."""
 
     left: Expr
@@ -216,3 +301,106 @@ EXPR_TYPES = (
     Conditional,
     Elvis,
 )
+
+
+# ---- traversal --------------------------------------------------------------------------
+
+
+def children(e: Expr, *, same_scope: bool = False) -> tuple[Expr, ...]:
+    """The direct sub-expressions of `e`, in source order.
+
+    With `same_scope`, only those evaluated in `e`'s own scope: the attribute values of a
+    nested ad (its own scope) and the arguments of SCOPE_CHANGING_CALLS are left out.
+    """
+    match e:
+        case Unary(operand=x):
+            return (x,)
+        case Binary(left=a, right=b) | Elvis(left=a, right=b):
+            return (a, b)
+        case Conditional(cond=c, then=t, otherwise=o):
+            return (c, t, o)
+        case Call(args=args):
+            return () if same_scope and e.key in SCOPE_CHANGING_CALLS else args
+        case ListExpr(items=items):
+            return items
+        case Select(base=b):
+            return (b,)
+        case Subscript(base=b, index=i):
+            return (b, i)
+        case RecordExpr(attrs=attrs):
+            return () if same_scope else tuple(v for _, v in attrs)
+        case _:
+            return ()
+
+
+def walk(e: Expr, *, same_scope: bool = False) -> Iterator[Expr]:
+    """`e` and every sub-expression, pre-order, left to right (iterative: any depth)."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(children(node, same_scope=same_scope)))
+
+
+@overload
+def find_all(
+    e: Expr, what: tuple[type, ...] | Callable[[Expr], bool], *, same_scope: bool = False
+) -> list[Expr]: ...
+@overload
+def find_all(e: Expr, what: type[_N], *, same_scope: bool = False) -> list[_N]: ...
+def find_all(
+    e: Expr, what: type | tuple[type, ...] | Callable[[Expr], bool], *, same_scope: bool = False
+) -> list[Any]:
+    """The sub-expressions of `e` (itself included, pre-order) that are instances of the
+    node type(s) `what`, or for which the predicate `what` holds."""
+    if isinstance(what, type | tuple):
+        return [n for n in walk(e, same_scope=same_scope) if isinstance(n, what)]
+    return [n for n in walk(e, same_scope=same_scope) if what(n)]
+
+
+def map_children(e: Expr, f: Callable[[Expr], Expr], *, same_scope: bool = True) -> Expr:
+    """`e` with `f` applied to each direct child (the same node when nothing changed).
+
+    Rewriting defaults to `same_scope`: a rewrite made with what is known about this ad
+    would change the meaning of a nested ad or of `unparse(x)`, so those are kept as
+    written. `same_scope=False` maps every child.
+    """
+    match e:
+        case Unary(operand=x):
+            y = f(x)
+            return e if y is x else replace(e, operand=y)
+        case Binary(left=a, right=b) | Elvis(left=a, right=b):
+            a2, b2 = f(a), f(b)
+            return e if (a2 is a and b2 is b) else replace(e, left=a2, right=b2)
+        case Conditional(cond=c, then=t, otherwise=o):
+            c2, t2, o2 = f(c), f(t), f(o)
+            if c2 is c and t2 is t and o2 is o:
+                return e
+            return replace(e, cond=c2, then=t2, otherwise=o2)
+        case Call(args=args):
+            if same_scope and e.key in SCOPE_CHANGING_CALLS:
+                return e
+            new = tuple(f(a) for a in args)
+            return e if _same(new, args) else replace(e, args=new)
+        case ListExpr(items=items):
+            new = tuple(f(a) for a in items)
+            return e if _same(new, items) else replace(e, items=new)
+        case Select(base=b):
+            b2 = f(b)
+            return e if b2 is b else replace(e, base=b2)
+        case Subscript(base=b, index=i):
+            b2, i2 = f(b), f(i)
+            return e if (b2 is b and i2 is i) else replace(e, base=b2, index=i2)
+        case RecordExpr(attrs=attrs) if not same_scope:
+            pairs = tuple((k, f(v)) for k, v in attrs)
+            return (
+                e
+                if _same([v for _, v in pairs], [v for _, v in attrs])
+                else replace(e, attrs=pairs)
+            )
+        case _:
+            return e
+
+
+def _same(new: tuple[Expr, ...] | list[Expr], old: tuple[Expr, ...] | list[Expr]) -> bool:
+    return all(a is b for a, b in zip(new, old, strict=True))

@@ -28,12 +28,10 @@ implementations live in topic modules:
 * `functions_env`        envV1ToV2, mergeEnvironment
 
 Support modules: `functions_context` (FunctionContext), `functions_convert` (HTCondor's
-conversions and value formatting), `functions_ops` (comparison and `+` on values),
+conversions and value formatting), `operators` (the value semantics list functions use),
 `functions_pcre` (PCRE2 patterns translated to Python `re`).
 
-`format_real` (HTCondor's real-to-text rule), `quote_string`, `attribute_order` (the
-order HTCondor prints an ad's attributes in) and `unparse_value` are re-exported for the
-unparser and the CLI.
+Values are printed by `compiler.classad.unparse.format_value` (the one value printer).
 """
 
 from __future__ import annotations
@@ -52,15 +50,7 @@ from compiler.classad import (
     functions_time,
 )
 from compiler.classad.functions_context import FunctionContext, FunctionImpl, default_context
-from compiler.classad.functions_convert import (
-    attribute_order,
-    format_real,
-    quote_string,
-    to_integer,
-    to_real,
-    to_string,
-    unparse_value,
-)
+from compiler.classad.functions_convert import to_integer, to_real, to_string
 
 
 def _merge(*tables: dict[str, FunctionImpl]) -> dict[str, FunctionImpl]:
@@ -90,12 +80,8 @@ __all__ = [
     "BUILTINS",
     "FunctionContext",
     "FunctionImpl",
-    "attribute_order",
     "default_context",
-    "format_real",
-    "quote_string",
     "to_integer",
     "to_real",
     "to_string",
-    "unparse_value",
 ]

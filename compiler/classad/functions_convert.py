@@ -4,7 +4,7 @@ HTCondor's libclassad converts between types in a few fixed ways, and every buil
 that "accepts a number" or "accepts anything printable" goes through one of them:
 
 * `to_string`  — `string(x)`: integers in decimal, booleans as `true`/`false`, reals in
-  `%.15E` form (see `format_real`), lists and nested ads unparsed, UNDEFINED stays.
+  `%.15E` form, lists and nested ads unparsed (`unparse.format_value`), UNDEFINED stays.
 * `to_integer` / `to_real` — `int(x)` / `real(x)`: strings are read with C `strtod`
   semantics (leading blanks, `0x` hex floats, `inf`/`nan`, trailing junk ignored), and
   reals become integers with the x86-64 truncating cast (anything out of the 64-bit range,
@@ -23,6 +23,7 @@ import math
 import re
 from typing import Final
 
+from compiler.classad.unparse import format_value
 from compiler.classad.values import ERROR, UNDEFINED, Value
 
 INT64_MIN: Final = -(1 << 63)
@@ -36,23 +37,10 @@ C_SPACE: Final = " \t\n\v\f\r"
 # --- bytes view of ClassAd strings ----------------------------------------------------
 
 
-def to_bytes(s: str) -> bytes:
-    """The byte string HTCondor sees for a Python string."""
-    return s.encode("utf-8", "surrogateescape")
-
-
-def from_bytes(b: bytes) -> str:
-    """Inverse of `to_bytes` (invalid UTF-8 survives as lone surrogates)."""
-    return b.decode("utf-8", "surrogateescape")
+# `to_bytes`/`from_bytes` live in values.py (the representation of strings).
 
 
 # --- integer arithmetic as the C++ library does it ------------------------------------
-
-
-def wrap64(n: int) -> int:
-    """Two's-complement wrap of a Python int into the signed 64-bit range."""
-    n &= (1 << 64) - 1
-    return n - (1 << 64) if n >= (1 << 63) else n
 
 
 def wrap32(n: int) -> int:
@@ -153,97 +141,7 @@ def strtod_prefix(text: str) -> float | None:
 # --- formatting -----------------------------------------------------------------------
 
 
-def format_real(x: float) -> str:
-    """A real as HTCondor prints it (`string()`, `strcat()`, unparse).
-
-    `%.15E` (`1.500000000000000E+00`), except zeros (`0.0`, `-0.0`) and the
-    non-finite values, which print as the expression that would rebuild them.
-    """
-    if math.isnan(x):
-        return 'real("NaN")'
-    if math.isinf(x):
-        return 'real("INF")' if x > 0 else 'real("-INF")'
-    if x == 0.0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    return f"{x:.15E}"
-
-
-_NAMED_ESCAPES: Final = {
-    0x07: "\\a",
-    0x08: "\\b",
-    0x09: "\\t",
-    0x0A: "\\n",
-    0x0B: "\\v",
-    0x0C: "\\f",
-    0x0D: "\\r",
-    0x5C: "\\\\",
-}
-
-
-def quote_string(s: str, quote: str = '"') -> str:
-    """A literal as HTCondor unparses it: C escapes, octal for other bytes below space
-    or above `~`, and a backslash before the quote character (`"` for strings, `'` for
-    attribute names)."""
-    out = [quote]
-    for byte in to_bytes(s):
-        if byte in _NAMED_ESCAPES:
-            out.append(_NAMED_ESCAPES[byte])
-        elif byte == ord(quote):
-            out.append("\\" + quote)
-        elif byte < 0x20 or byte >= 0x7F:
-            out.append(f"\\{byte:03o}")
-        else:
-            out.append(chr(byte))
-    out.append(quote)
-    return "".join(out)
-
-
-_IDENT_RE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_KEYWORDS: Final = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
-
-
-def _attr_name(name: str) -> str:
-    if _IDENT_RE.match(name) and name.lower() not in _KEYWORDS:
-        return name
-    return quote_string(name, "'")
-
-
-def attribute_order(name: str) -> tuple[int, bytes]:
-    """Sort key of HTCondor's attribute storage: shorter names first, then
-    case-insensitively (`strcasecmp`). Ads print their attributes in this order:
-    `[zeta=1; Alpha=2; a1=3]` prints as `[ a1 = 3; zeta = 1; Alpha = 2 ]`."""
-    data = to_bytes(name)
-    return len(data), data.lower()
-
-
-def unparse_value(v: Value) -> str:
-    """The ClassAd text of an evaluated value, in HTCondor's compact unparse style.
-
-    Lists: `{ 1,"a" }`; ads: `[ a = 1; b = 2 ]`, attributes in HTCondor's storage
-    order (see `attribute_order`).
-    """
-    match v:
-        case _ if v is UNDEFINED:
-            return "undefined"
-        case _ if v is ERROR:
-            return "error"
-        case bool():
-            return "true" if v else "false"
-        case int():
-            return str(v)
-        case float():
-            return format_real(v)
-        case str():
-            return quote_string(v)
-        case list() | tuple():
-            return "{ " + ",".join(unparse_value(e) for e in v) + " }"
-        case dict():
-            body = "; ".join(
-                f"{_attr_name(k)} = {unparse_value(v[k])}" for k in sorted(v, key=attribute_order)
-            )
-            return "[ " + body + " ]"
-        case _:
-            raise TypeError(f"not a ClassAd value: {v!r}")
+# Printing values (reals, strings, lists, ads) is `compiler.classad.unparse`'s job.
 
 
 # --- the library's convertValueTo* ----------------------------------------------------
@@ -257,7 +155,7 @@ def to_string(v: Value) -> Value:
         case _ if v is UNDEFINED or v is ERROR:
             return v
         case bool() | int() | float() | list() | tuple() | dict():
-            return format_real(v) if isinstance(v, float) else unparse_value(v)
+            return format_value(v)
         case _:
             return ERROR
 

@@ -14,8 +14,7 @@ import re
 
 from compiler.classad.functions_args import quote_v2, split_v2
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
-from compiler.classad.functions_convert import to_bytes
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, Value, to_bytes
 
 Environment = dict[str, str]
 

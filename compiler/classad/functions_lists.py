@@ -8,19 +8,26 @@ not, the result type of `min` over mixed ints and reals) was probed against HTCo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Final
+
+from compiler.classad import operators as ops
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
-from compiler.classad.functions_convert import to_bytes
-from compiler.classad.functions_ops import (
-    COMPARISONS,
-    EQUAL,
-    GREATER,
-    LESS,
-    Compare,
-    add,
-    divide_real,
-    meta_equal,
-)
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, Value, to_bytes
+
+Compare = Callable[[Value, Value], Value]
+
+#: The operator spellings `anyCompare`/`allCompare` accept (case-sensitive, exact).
+COMPARISONS: Final[dict[str, Compare]] = {
+    "<": ops.less,
+    "<=": ops.less_equal,
+    "!=": ops.not_equal,
+    "==": ops.equal,
+    ">": ops.greater,
+    ">=": ops.greater_equal,
+    "is": ops.identical,
+    "isnt": ops.not_identical,
+}
 
 
 def _is_list(v: Value) -> bool:
@@ -43,7 +50,7 @@ def _membership(args: list[Value], identical: bool) -> Value:
         return ERROR
     if not identical and needle is ERROR:
         return ERROR
-    compare: Compare = meta_equal if identical else EQUAL
+    compare: Compare = ops.identical if identical else ops.equal
     return any(compare(element, needle) is True for element in haystack)
 
 
@@ -119,7 +126,7 @@ def _sum(defined: list[Value]) -> Value:
         return 0
     total: Value = defined[0]
     for e in defined[1:]:
-        total = add(total, e)
+        total = ops.add(total, e)
     return total
 
 
@@ -135,7 +142,7 @@ def avg(args: list[Value], _ctx: FunctionContext) -> Value:
         return defined
     if not defined:
         return 0
-    return divide_real(_sum(defined), float(len(defined)))
+    return ops.divide(_sum(defined), float(len(defined)))  # a real divisor: a real mean
 
 
 def _bound(args: list[Value], better: Compare) -> Value:
@@ -158,11 +165,11 @@ def _bound(args: list[Value], better: Compare) -> Value:
 
 
 def min_(args: list[Value], _ctx: FunctionContext) -> Value:
-    return _bound(args, LESS)
+    return _bound(args, ops.less)
 
 
 def max_(args: list[Value], _ctx: FunctionContext) -> Value:
-    return _bound(args, GREATER)
+    return _bound(args, ops.greater)
 
 
 def size(args: list[Value], _ctx: FunctionContext) -> Value:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
-from compiler.classad.functions_convert import from_bytes, to_bytes
 from compiler.classad.functions_pcre import (
     Compiled,
     Options,
@@ -21,7 +20,7 @@ from compiler.classad.functions_pcre import (
     Unsupported,
     compile_pattern,
 )
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, Value, from_bytes, to_bytes
 
 
 def options_from(letters: str, upper_too: bool = False) -> Options:

@@ -26,9 +26,8 @@ from compiler.classad.functions_convert import (
     to_real,
     to_string,
     wrap32,
-    wrap64,
 )
-from compiler.classad.functions_ops import fold_case
+from compiler.classad.operators import fold_case, wrap64
 from compiler.classad.values import ERROR, UNDEFINED, Value
 
 # --- type predicates ------------------------------------------------------------------

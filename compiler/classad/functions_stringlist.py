@@ -19,9 +19,9 @@ import re
 from typing import Final
 
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
-from compiler.classad.functions_convert import C_SPACE, real_to_int64, strtod_prefix, to_bytes
+from compiler.classad.functions_convert import C_SPACE, real_to_int64, strtod_prefix
 from compiler.classad.functions_regex import compiled, options_from
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, Value, to_bytes
 
 _FLT_MAX: Final = 3.4028234663852886e38
 _FLT_MIN: Final = 1.1754943508222875e-38

@@ -9,15 +9,8 @@ mapping are per byte and ASCII-only, exactly as the C library does them.
 from __future__ import annotations
 
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
-from compiler.classad.functions_convert import (
-    C_SPACE,
-    from_bytes,
-    is_exact_int,
-    to_bytes,
-    to_string,
-    wrap32,
-)
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.functions_convert import C_SPACE, is_exact_int, to_string, wrap32
+from compiler.classad.values import ERROR, UNDEFINED, Value, from_bytes, to_bytes
 
 # --- strcat and join ------------------------------------------------------------------
 

@@ -1,5 +1,9 @@
-"""Operator semantics on evaluated ClassAd values (stage: evaluation, shared by the
-interpreter and the compiled closures).
+"""ClassAd value semantics, the one source: truth, comparison (strings case-folded as
+bytes), identity (`=?=`), arithmetic and the 64-bit wrap, on evaluated values.
+
+Stage: evaluation. Used by the interpreter, the compiled closures, the builtin
+functions over list elements (`member`, `anyCompare`, `sum`, `min`...) and the
+simplifier's constant folding and three-valued tables, so none of them can disagree.
 
 Pure functions from values to a value; they never raise for bad input, they return
 ERROR, exactly as HTCondor 25.14.1 does (shared/reference/classad-semantics.md sections
@@ -14,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from compiler.classad.scope import LazyList
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, UNDEFINED, to_bytes
 
 Value = Any
 BinaryFn = Callable[[Value, Value], Value]
@@ -31,6 +35,18 @@ _ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklm
 
 def ascii_lower(text: str) -> str:
     return text.translate(_ASCII_LOWER)
+
+
+def fold_case(text: str) -> bytes:
+    """The bytes HTCondor's `strcasecmp` compares: `tolower` in the C locale (ASCII
+    letters only) of the string's bytes (classad::Value string comparison)."""
+    return to_bytes(text).lower()
+
+
+def strcasecmp(a: str, b: str) -> int:
+    """Sign of C `strcasecmp` (-1, 0, 1)."""
+    x, y = fold_case(a), fold_case(b)
+    return (x > y) - (x < y)
 
 
 def wrap64(value: int) -> int:
@@ -202,7 +218,9 @@ def _ordered(a: Value, b: Value) -> tuple[Any, Any] | Value:
     """Operands made comparable (numbers as C compares them, strings case-folded)."""
     ta, tb = type(a), type(b)
     if ta is str and tb is str:
-        return ascii_lower(a), ascii_lower(b)
+        if a.isascii() and b.isascii():  # then code point order is byte order
+            return ascii_lower(a), ascii_lower(b)
+        return fold_case(a), fold_case(b)  # strings are bytes (see values.to_bytes)
     if (nums := _numbers(a, b)) is None:
         return ERROR
     x, y = nums
@@ -237,7 +255,7 @@ def _kind(v: Value) -> type:
     t = type(v)
     if t in _SCALAR_TYPES:
         return t
-    return list if isinstance(v, list | LazyList) else dict
+    return list if isinstance(v, list | tuple | LazyList) else dict
 
 
 def identical(a: Value, b: Value) -> Value:

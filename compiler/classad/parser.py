@@ -33,6 +33,8 @@ INT64_MAX = 2**63 - 1
 KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
 
 _SIMPLE_ESCAPES = {
+    "a": "\a",
+    "v": "\v",
     "n": "\n",
     "t": "\t",
     "r": "\r",
@@ -331,29 +333,8 @@ def depth(expr: ast.Expr) -> int:
     while stack:
         node, level = stack.pop()
         deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children(node))
+        stack.extend((child, level + 1) for child in ast.children(node))
     return deepest
-
-
-def children(node: ast.Expr) -> tuple[ast.Expr, ...]:
-    """The direct sub-expressions of a node, in source order."""
-    match node:
-        case ast.Unary(operand=o):
-            return (o,)
-        case ast.Binary(left=a, right=b) | ast.Elvis(left=a, right=b):
-            return (a, b)
-        case ast.Conditional(cond=c, then=t, otherwise=o):
-            return (c, t, o)
-        case ast.Select(base=b):
-            return (b,)
-        case ast.Subscript(base=b, index=i):
-            return (b, i)
-        case ast.ListExpr(items=items) | ast.Call(args=items):
-            return items
-        case ast.RecordExpr(attrs=attrs):
-            return tuple(v for _, v in attrs)
-        case _:
-            return ()
 
 
 @lru_cache(maxsize=8192)

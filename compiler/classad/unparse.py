@@ -3,7 +3,14 @@
 `parse(unparse(e)) == e` for every tree whose literals are representable (no NaN, no
 NUL in strings): precedence and associativity follow grammar.lark, reals are written
 with `repr` so they read back bit for bit, and names that are not plain identifiers
-(or are keywords) are quoted. Also `format_value`, the way HTCondor prints a value.
+(or are keywords) are quoted.
+
+Also the one printer of evaluated values, `format_value`: HTCondor's compact unparse
+of a value, which is what both `classad_eval` prints and the `string()` builtin returns
+for a list or nested ad (`{ 1,"a" }`, `[ a = 1; b = 2 ]`, reals as
+`1.500000000000000E+00`). Where our text deliberately differs from HTCondor's, the
+difference is a named `Style`: ROUND_TRIP (reals that read back bit for bit, non-ASCII
+kept readable) against HTCONDOR.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ from typing import Any
 from compiler.classad import ast
 from compiler.classad.deep import call_deep
 from compiler.classad.parser import KEYWORDS
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, UNDEFINED, to_bytes
 
 # Binding strength of each syntactic level (higher binds tighter), as in grammar.lark.
 CONDITIONAL, PRIMARY = 1, 14
@@ -37,14 +44,16 @@ BINARY_PRECEDENCE: dict[str, int] = {
 
 RealFormat = Callable[[float], str]
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_STRING_ESCAPES = {
-    "\\": "\\\\",
-    '"': '\\"',
-    "\n": "\\n",
-    "\t": "\\t",
-    "\r": "\\r",
-    "\b": "\\b",
-    "\f": "\\f",
+#: The C escapes HTCondor writes (every other byte below space or from DEL up is octal).
+_NAMED_ESCAPES = {
+    0x07: "\\a",
+    0x08: "\\b",
+    0x09: "\\t",
+    0x0A: "\\n",
+    0x0B: "\\v",
+    0x0C: "\\f",
+    0x0D: "\\r",
+    0x5C: "\\\\",
 }
 
 
@@ -66,31 +75,36 @@ def precedence(node: ast.Expr) -> int:
 def quote_string(value: str, quote: str = '"', *, ascii_only: bool = False) -> str:
     """A new-syntax string literal (or quoted name when `quote` is `'`).
 
-    Control characters and bytes that are not valid UTF-8 (kept as lone surrogates)
-    are written as octal escapes; with `ascii_only`, as HTCondor writes strings, every
-    byte of a non-ASCII character is.
+    C escapes for the control characters that have one, a backslash before the quote
+    character, octal escapes for other control bytes and for bytes that are not valid
+    UTF-8 (kept as lone surrogates); with `ascii_only`, as HTCondor writes strings,
+    every byte of a non-ASCII character is octal too.
     """
-    out = []
+    out = [quote]
     for char in value:
         code = ord(char)
-        if char == quote or char in _STRING_ESCAPES:
-            out.append(_STRING_ESCAPES.get(char, "\\" + char))
-        elif code < 32 or code == 127:
-            out.append(f"\\{code:03o}")
-        elif 0xDC80 <= code <= 0xDCFF:
-            out.append(f"\\{code - 0xDC00:03o}")
-        elif code > 127 and ascii_only:
-            out.extend(f"\\{byte:03o}" for byte in char.encode("utf-8", "surrogatepass"))
+        if code < 0x80:
+            if code in _NAMED_ESCAPES:
+                out.append(_NAMED_ESCAPES[code])
+            elif char == quote:
+                out.append("\\" + quote)
+            elif code < 0x20 or code == 0x7F:
+                out.append(f"\\{code:03o}")
+            else:
+                out.append(char)
+        elif ascii_only or 0xD800 <= code <= 0xDFFF:
+            out.extend(f"\\{byte:03o}" for byte in to_bytes(char))
         else:
             out.append(char)
-    return quote + "".join(out) + quote
+    out.append(quote)
+    return "".join(out)
 
 
-def quote_name(name: str) -> str:
+def quote_name(name: str, *, ascii_only: bool = False) -> str:
     """An attribute name, quoted when it is not an identifier or is a keyword."""
     if _IDENTIFIER.match(name) and name.lower() not in KEYWORDS:
         return name
-    return quote_string(name, "'")
+    return quote_string(name, "'", ascii_only=ascii_only)
 
 
 def real_literal(value: float) -> str:
@@ -113,6 +127,8 @@ class Style:
     ascii_strings: bool = False
     list_brackets: tuple[str, str, str] = ("{", ", ", "}")
     record_brackets: tuple[str, str, str] = ("[", "; ", "]")
+    #: Nested ads in HTCondor's attribute storage order (`attribute_order`), not as written.
+    storage_order: bool = False
     op_names: Mapping[str, str] = field(default_factory=dict)
 
 
@@ -146,13 +162,15 @@ def _unparse(node: ast.Expr, style: Style) -> str:
         case ast.ErrorLit():
             return "error"
         case ast.AttrRef(name=name, scope=None):
-            return quote_name(name)
+            return quote_name(name, ascii_only=style.ascii_strings)
         case ast.AttrRef(name=name, scope=ast.ROOT):
-            return f".{quote_name(name)}"
+            return f".{quote_name(name, ascii_only=style.ascii_strings)}"
         case ast.AttrRef(name=name, scope=scope):
-            return f"{scope}.{quote_name(name)}"
+            return f"{scope}.{quote_name(name, ascii_only=style.ascii_strings)}"
         case ast.Select(base=base, name=name):
-            return f"{_postfix_base(base, style)}.{quote_name(name)}"
+            return (
+                f"{_postfix_base(base, style)}.{quote_name(name, ascii_only=style.ascii_strings)}"
+            )
         case ast.Subscript(base=base, index=index):
             return f"{_postfix_base(base, style)}[{_unparse(index, style)}]"
         case ast.ListExpr(items=items):
@@ -160,7 +178,12 @@ def _unparse(node: ast.Expr, style: Style) -> str:
             return start + sep.join(_unparse(i, style) for i in items) + end
         case ast.RecordExpr(attrs=attrs):
             start, sep, end = style.record_brackets
-            body = sep.join(f"{quote_name(k)} = {_unparse(v, style)}" for k, v in attrs)
+            if style.storage_order:
+                attrs = tuple(sorted(attrs, key=lambda kv: attribute_order(kv[0])))
+            body = sep.join(
+                f"{quote_name(k, ascii_only=style.ascii_strings)} = {_unparse(v, style)}"
+                for k, v in attrs
+            )
             return start + body + end
         case ast.Call(name=name, args=args):
             return f"{name}(" + style.arg_sep.join(_unparse(a, style) for a in args) + ")"
@@ -198,6 +221,7 @@ HTCONDOR = Style(
     ascii_strings=True,
     list_brackets=("{ ", ",", " }"),
     record_brackets=("[ ", "; ", " ]"),
+    storage_order=True,
     op_names={"=?=": "is", "=!=": "isnt"},
 )
 
@@ -224,8 +248,28 @@ def format_real(value: float) -> str:
     return f"{value:.15E}"
 
 
-def format_value(value: Any) -> str:
-    """A runtime value in ClassAd syntax, as `classad_eval` prints results."""
+def attribute_order(name: str) -> tuple[int, bytes]:
+    """Sort key of HTCondor's attribute storage: shorter names first, then
+    case-insensitively (`strcasecmp`). Ads print their attributes in this order:
+    `[zeta=1; Alpha=2; a1=3]` prints as `[ a1 = 3; zeta = 1; Alpha = 2 ]`."""
+    data = to_bytes(name)
+    return len(data), data.lower()
+
+
+def format_value(value: Any, style: Style | None = None) -> str:
+    """An evaluated value in ClassAd syntax.
+
+    By default (the HTCONDOR style) as HTCondor unparses a value: what `classad_eval`
+    prints and what `string()` gives for a list or an ad. Lists: `{ 1,"a" }`; ads:
+    `[ a = 1; b = 2 ]`, attributes in HTCondor's storage order (see `attribute_order`);
+    reals `1.500000000000000E+00`; strings byte-escaped (`"\\303\\251"`). With
+    ROUND_TRIP, as `unparse` writes literals (`1.5`, `"é"`, `{1, "a"}`), for messages
+    meant for people.
+    """
+    return _format_value(value, HTCONDOR if style is None else style)
+
+
+def _format_value(value: Any, style: Style) -> str:
     match value:
         case _ if value is UNDEFINED:
             return "undefined"
@@ -236,13 +280,22 @@ def format_value(value: Any) -> str:
         case int():
             return str(value)
         case float():
-            return format_real(value)
+            return style.real(value)
         case str():
-            return quote_string(value, ascii_only=True)
+            return quote_string(value, ascii_only=style.ascii_strings)
         case list() | tuple():
-            return "{ " + ",".join(format_value(v) for v in value) + " }"
+            start, sep, end = style.list_brackets
+            return start + sep.join(_format_value(v, style) for v in value) + end
         case dict():
-            body = "; ".join(f"{quote_name(k)} = {format_value(v)}" for k, v in value.items())
-            return "[ " + body + " ]"
+            start, sep, end = style.record_brackets
+            keys = sorted(value, key=attribute_order) if style.storage_order else list(value)
+            return (
+                start
+                + sep.join(
+                    f"{quote_name(k, ascii_only=style.ascii_strings)} = {_format_value(value[k], style)}"
+                    for k in keys
+                )
+                + end
+            )
         case _:
             raise TypeError(f"not a ClassAd value: {value!r}")

@@ -7,6 +7,7 @@ type, so code must test `isinstance(v, bool)` before `isinstance(v, int)`.
 
 from __future__ import annotations
 
+import codecs
 from typing import Any, Final, TypeAlias
 
 
@@ -41,6 +42,39 @@ ERROR: Final = _Singleton("ERROR")
 
 #: A ClassAd value: bool | int | float | str | list | dict | UNDEFINED | ERROR.
 Value: TypeAlias = Any
+
+
+def _escape_or_pass(err: UnicodeError) -> tuple[bytes, int]:
+    """Encoding error handler: a lone surrogate U+DC80..U+DCFF is the byte it stands for
+    (`surrogateescape`), any other lone surrogate is written as its 3 UTF-8 bytes
+    (`surrogatepass`), so every Python string has a byte view."""
+    assert isinstance(err, UnicodeEncodeError)
+    out = bytearray()
+    for ch in err.object[err.start : err.end]:
+        code = ord(ch)
+        out += (
+            bytes([code - 0xDC00])
+            if 0xDC80 <= code <= 0xDCFF
+            else ch.encode("utf-8", "surrogatepass")
+        )
+    return bytes(out), err.end
+
+
+codecs.register_error("classad-bytes", _escape_or_pass)
+
+
+def to_bytes(s: str) -> bytes:
+    """The byte string HTCondor sees for a Python string.
+
+    HTCondor strings are bytes; the parser keeps bytes that are not UTF-8 as lone
+    surrogates (`surrogateescape`), which this turns back into those bytes.
+    """
+    return s.encode("utf-8", "classad-bytes")
+
+
+def from_bytes(b: bytes) -> str:
+    """Inverse of `to_bytes` (invalid UTF-8 survives as lone surrogates)."""
+    return b.decode("utf-8", "surrogateescape")
 
 
 def is_undefined(v: object) -> bool:

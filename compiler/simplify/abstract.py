@@ -16,12 +16,12 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Final
 
 from compiler.classad import ast as A
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.simplify.domains import TIME_DOMAIN, Domain, Env
-from compiler.simplify.memo import IdMemo
 from compiler.simplify.threevl import ALL_TV, AND_TABLE, NOT_TABLE, OR_TABLE
 
 NUMERIC: Final = frozenset({"bool", "int", "real", "nan"})
@@ -268,17 +268,14 @@ def _conditional(c: Abs, then: Abs, otherwise: Abs) -> Abs:
     return Abs(out.tags | extra, out.low, out.high)
 
 
-_ABSTRACT: IdMemo[Abs] = IdMemo()
-_CANON: IdMemo[A.Expr] = IdMemo()
-_DETERMINISTIC: IdMemo[bool] = IdMemo()
+#: Memo sizes: nodes hash in O(1) (cached) and Env by identity (interned), so a look-up
+#: is cheap; the bound only keeps a long-running process from growing without limit.
+_MEMO: Final = 1 << 16
 
 
+@lru_cache(maxsize=_MEMO)
 def abstract(e: A.Expr, env: Env) -> Abs:
     """An over-approximation of the values `e` can take (HTCondor mode, two ads)."""
-    return _ABSTRACT(_abstract, e, env)  # type: ignore[arg-type]
-
-
-def _abstract(e: A.Expr, env: Env) -> Abs:
     match e:
         case A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit():
             return abs_of_value(literal_value(e))
@@ -347,7 +344,7 @@ _fresh = itertools.count()
 def canon(e: A.Expr, env: Env) -> A.Expr:
     """A normal form for atom identity: case-folded names, `x` -> `MY.x` when `x` is
     certainly in MY, a unique marker for every `random()` occurrence."""
-    return _CANON(_canon, e, env) if deterministic(e) else _canon(e, env)  # type: ignore[arg-type]
+    return _canon_memo(e, env) if deterministic(e) else _canon(e, env)
 
 
 def _canon(e: A.Expr, env: Env) -> A.Expr:
@@ -356,73 +353,34 @@ def _canon(e: A.Expr, env: Env) -> A.Expr:
             key = env.resolve(e)
             scope = key.split(".", 1)[0] if key is not None else s
             return A.AttrRef(n.lower(), scope)
-        case A.Call(name=n, args=args):
-            if n.lower() in NONDETERMINISTIC:
-                return A.Call(f"random#{next(_fresh)}", tuple(canon(a, env) for a in args))
-            return A.Call(n.lower(), tuple(canon(a, env) for a in args))
-        case A.Select(base=b, name=n):
-            return A.Select(canon(b, env), n.lower())
-        case A.Subscript(base=b, index=i):
-            return A.Subscript(canon(b, env), canon(i, env))
-        case A.ListExpr(items=items):
-            return A.ListExpr(tuple(canon(x, env) for x in items))
+        case A.Call(name=n, args=args) if n.lower() in NONDETERMINISTIC:
+            return A.Call(f"random#{next(_fresh)}", tuple(canon(a, env) for a in args))
+    new = A.map_children(e, lambda x: canon(x, env), same_scope=False)
+    match new:
+        case A.Call(name=n) | A.Select(name=n) if n != n.lower():
+            return replace(new, name=n.lower())
         case A.RecordExpr(attrs=attrs):
-            return A.RecordExpr(tuple((k.lower(), canon(v, env)) for k, v in attrs))
-        case A.Unary(operand=x):
-            return replace(e, operand=canon(x, env))
-        case A.Binary(left=l, right=r):
-            return replace(e, left=canon(l, env), right=canon(r, env))
-        case A.Conditional(cond=c, then=t, otherwise=o):
-            return A.Conditional(canon(c, env), canon(t, env), canon(o, env))
-        case A.Elvis(left=l, right=r):
-            return A.Elvis(canon(l, env), canon(r, env))
-        case _:
-            return e
+            return replace(new, attrs=tuple((k.lower(), v) for k, v in attrs))
+    return new
 
 
+_canon_memo = lru_cache(maxsize=_MEMO)(_canon)
+
+
+@lru_cache(maxsize=_MEMO)
 def deterministic(e: A.Expr) -> bool:
     """No `random()` inside (two occurrences of the same text may differ)."""
-    return _DETERMINISTIC(lambda x, _: _deterministic(x), e, None)
+    if isinstance(e, A.Call) and e.key in NONDETERMINISTIC:
+        return False
+    return all(deterministic(x) for x in A.children(e))
 
 
-def _deterministic(e: A.Expr) -> bool:
-    match e:
-        case A.Call(name=n, args=args):
-            return n.lower() not in NONDETERMINISTIC and all(deterministic(a) for a in args)
-        case A.Unary(operand=x):
-            return deterministic(x)
-        case A.Binary(left=l, right=r) | A.Elvis(left=l, right=r):
-            return deterministic(l) and deterministic(r)
-        case A.Conditional(cond=c, then=t, otherwise=o):
-            return deterministic(c) and deterministic(t) and deterministic(o)
-        case A.Select(base=b):
-            return deterministic(b)
-        case A.Subscript(base=b, index=i):
-            return deterministic(b) and deterministic(i)
-        case A.ListExpr(items=items):
-            return all(deterministic(x) for x in items)
-        case A.RecordExpr(attrs=attrs):
-            return all(deterministic(v) for _, v in attrs)
-        case _:
-            return True
+def _impure(e: A.Expr) -> bool:
+    return isinstance(e, A.AttrRef | A.Select | A.RecordExpr) or (
+        isinstance(e, A.Call) and e.key in IMPURE
+    )
 
 
 def pure(e: A.Expr) -> bool:
     """Only literals and operators on literals (no attributes, clock, randomness)."""
-    match e:
-        case A.AttrRef() | A.Select() | A.RecordExpr():
-            return False
-        case A.Call(name=n, args=args):
-            return n.lower() not in IMPURE and all(pure(a) for a in args)
-        case A.Unary(operand=x):
-            return pure(x)
-        case A.Binary(left=l, right=r) | A.Elvis(left=l, right=r):
-            return pure(l) and pure(r)
-        case A.Conditional(cond=c, then=t, otherwise=o):
-            return pure(c) and pure(t) and pure(o)
-        case A.Subscript(base=b, index=i):
-            return pure(b) and pure(i)
-        case A.ListExpr(items=items):
-            return all(pure(x) for x in items)
-        case _:
-            return True
+    return not any(_impure(x) for x in A.walk(e))

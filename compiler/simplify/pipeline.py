@@ -18,7 +18,7 @@ from typing import Final, Literal
 from compiler.classad import ast as A
 from compiler.classad.values import Value
 from compiler.simplify.abstract import truth_values
-from compiler.simplify.context import Ctx, Rule, map_children
+from compiler.simplify.context import Ctx, Rule
 from compiler.simplify.domains import Domain, Env
 from compiler.simplify.passes import (
     assume,
@@ -85,7 +85,7 @@ def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
 
 
 def _sweep(e: A.Expr, ctx: Ctx) -> A.Expr:
-    return _at_node(map_children(e, lambda x: _sweep(x, ctx)), ctx)
+    return _at_node(A.map_children(e, lambda x: _sweep(x, ctx)), ctx)
 
 
 def run_rules(e: A.Expr, ctx: Ctx) -> A.Expr:

@@ -21,6 +21,8 @@ from typing import Any
 
 import yaml
 
+from compiler.classad import ast as A
+from compiler.classad import parse
 from compiler.errors import PolicyError
 from spec import data_path
 
@@ -32,8 +34,6 @@ DEFAULT_ERA = ERAS[-1]
 SEMANTICS: tuple[str, ...] = ("manual", "code")
 _VARIANT_KEYS = frozenset(SEMANTICS)
 UNNUMBERED = re.compile(r"^unnumbered:[a-z][a-z0-9_]*$")
-_KEYWORDS = frozenset({"true", "false", "undefined", "error", "is", "isnt"})
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?|\S')
 
 ERA_KEYS = (
     "era", "extends", "title", "seed", "code", "numbered_transitions", "states", "initial",
@@ -359,13 +359,12 @@ def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
 
 
 def guard_names(text: str) -> tuple[str, ...]:
-    """Attribute names a guard refers to (not functions, keywords, strings or scopes)."""
-    tokens = _TOKEN.findall(text)
-    names: list[str] = []
-    for i, token in enumerate(tokens):
-        if not (token[0].isalpha() or token[0] == "_"):
-            continue
-        if token.lower() in _KEYWORDS or (i + 1 < len(tokens) and tokens[i + 1] == "("):
-            continue
-        names.append(token.split(".")[-1] if "." in token else token)
-    return tuple(dict.fromkeys(names))
+    """Attribute names a guard refers to, as written and in order of first appearance
+    (the name of every attribute reference, its `MY.`/`TARGET.` scope dropped; not
+    functions, literals or strings). An empty guard names nothing.
+
+    Raises `ClassAdSyntaxError` (a PolicyError) when `text` is not a ClassAd expression.
+    """
+    if not text.strip():
+        return ()
+    return tuple(dict.fromkeys(ref.name for ref in A.find_all(parse(text), A.AttrRef)))

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, cast
 
-from compiler.classad import parse
 from compiler.errors import PolicyError
 from compiler.spec import checks, ir
 from compiler.spec.ir import Action, ActivityChoice, Citation, Pair, Trigger
@@ -122,17 +121,17 @@ class Resolver:
             return ""
         known = {**self.policy_names, **{p.lower(): p for p in self.v.predicates},
                  **{a.lower(): a for a in self.v.attributes}}  # fmt: skip
-        for name in guard_names(text):
+        try:
+            names = guard_names(text)
+        except PolicyError as exc:
+            self.err(file, path, f"guard {text!r} is not valid ClassAd: {exc.message}")
+            return ""  # the error is reported; nothing downstream reads this guard
+        for name in names:
             if name.lower() not in known:
                 close = difflib.get_close_matches(name, list(known.values()), n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 self.err(file, path, f"unknown name '{name}' in guard {text!r} "
                          f"(not a policy, predicate or attribute){hint}")  # fmt: skip
-        if text:
-            try:
-                parse(text)
-            except PolicyError as exc:
-                self.err(file, path, f"guard {text!r} is not valid ClassAd: {exc.message}")
         return text
 
     def citation(self, file: str, path: str, raw: object, default_seed: str) -> Citation:

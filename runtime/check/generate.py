@@ -62,7 +62,8 @@ def sensor_values(policies: Mapping[str, str | None]) -> dict[str, list[Any]]:
 
 
 def _collect(e: A.Expr, out: dict[str, list[Any]]) -> None:
-    from compiler.analysis.sat import attribute_refs, children
+    from compiler.analysis.sat import attribute_refs
+    from compiler.classad.ast import children
 
     if isinstance(e, A.Binary) and e.op in CMP_OPS:
         for subject, lit in ((e.left, e.right), (e.right, e.left)):

@@ -192,7 +192,7 @@ def parse_guard(text: str) -> A.Expr:
 
 
 def _rename(e: A.Expr, names: Mapping[str, str]) -> A.Expr:
-    from compiler.simplify.context import map_children
+    from compiler.classad.ast import map_children
 
     if isinstance(e, A.AttrRef) and e.scope in (None, "MY") and e.key in names:
         return A.AttrRef(names[e.key], e.scope)

@@ -212,8 +212,8 @@ def _reported(c: Counterexample) -> ReportedCounterexample:
 
 def _owners(policy: PolicyExprs) -> tuple[str, ...]:
     """Job owners to try: "alice" plus every string a policy compares Owner with."""
-    from compiler.analysis.sat import children
     from compiler.classad import ast as A
+    from compiler.classad.ast import children
 
     found = ["alice"]
 

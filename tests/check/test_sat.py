@@ -36,7 +36,7 @@ LIVE = [
 
 def _oracle_true(e: A.Expr, my: dict[str, Any], target: dict[str, Any], now: int) -> bool:
     # The oracle has no fixed clock: replace time() and CurrentTime by the witness's now.
-    from compiler.simplify.context import map_children
+    from compiler.classad.ast import map_children
 
     def fix(x: A.Expr) -> A.Expr:
         if isinstance(x, A.Call) and x.key == "time" and not x.args:

@@ -78,15 +78,7 @@ def test_well_typed_policies_against_one_ad(expr: ast.Expr, my: dict) -> None:
 
 
 def _has_aggregate(expr: ast.Expr) -> bool:
-    from compiler.classad.parser import children
-
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.ListExpr | ast.RecordExpr):
-            return True
-        stack.extend(children(node))
-    return False
+    return bool(ast.find_all(expr, (ast.ListExpr, ast.RecordExpr)))
 
 
 @given(policy_exprs())

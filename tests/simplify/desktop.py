@@ -23,7 +23,7 @@ DESKTOP = {name: parse(text) for name, text in DESKTOP_TEXT.items()}
 def substitute(e: A.Expr, names: dict[str, A.Expr]) -> A.Expr:
     """Replace unscoped references to policy names by their expressions (what the
     compiler does before simplifying)."""
-    from compiler.simplify.context import map_children
+    from compiler.classad.ast import map_children
 
     if isinstance(e, A.AttrRef) and e.scope is None and e.name.upper() in names:
         return names[e.name.upper()]

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from compiler.classad import ast as A
 from compiler.simplify.abstract import abstract, truth_values
-from compiler.simplify.context import map_children
 from compiler.simplify.domains import Env
 from tests.simplify.helpers import ads, guards, oracle_eval
 from tests.simplify.test_soundness import DOMAINS, _domain_machine
@@ -48,9 +47,7 @@ def _tv(v: Any) -> str:
 
 
 def _subtrees(e: A.Expr) -> list[A.Expr]:
-    out = [e]
-    map_children(e, lambda x: out.extend(_subtrees(x)) or x)  # type: ignore[func-returns-value]
-    return out
+    return list(A.walk(e, same_scope=True))
 
 
 def _check(root: A.Expr, env: Env, my: dict[str, Any], target: dict[str, Any]) -> None:

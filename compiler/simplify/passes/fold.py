@@ -11,6 +11,7 @@ a literal form (lists, ads, NaN, +infinity) are left unfolded.
 from __future__ import annotations
 
 from compiler.classad import ast as A
+from compiler.classad import evaluate
 from compiler.simplify.abstract import CMP_OPS, is_literal, literal_of, literal_value, pure
 from compiler.simplify.context import Ctx
 from compiler.simplify.threevl import (
@@ -21,14 +22,6 @@ from compiler.simplify.threevl import (
     tv_of_value,
     value_of_tv,
 )
-
-
-def _evaluate(e: A.Expr) -> object | None:
-    try:
-        from compiler.classad import evaluate
-    except ImportError:  # the evaluator is a later stage of the build: fold less
-        return None
-    return evaluate(e)
 
 
 def fold_constants(e: A.Expr, ctx: Ctx) -> A.Expr | None:
@@ -43,5 +36,4 @@ def fold_constants(e: A.Expr, ctx: Ctx) -> A.Expr | None:
             return literal_of(value_of_tv(table[(a, b)]))
         case A.Binary(op=op, left=l, right=r) if op in CMP_OPS and is_literal(l) and is_literal(r):
             return literal_of(compare(op, literal_value(l), literal_value(r)))
-    value = _evaluate(e)
-    return None if value is None else literal_of(value)
+    return literal_of(evaluate(e))

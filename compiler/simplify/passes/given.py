@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from compiler.classad import ast as A
 from compiler.simplify.abstract import canon
-from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten, leaves, map_children
+from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten, leaves
 from compiler.simplify.domains import Env
 from compiler.simplify.regions import equivalent, leaf_keys
 
@@ -25,20 +25,14 @@ _MAX_CANDIDATES = 12
 def _replace(e: A.Expr, target: A.Expr, by: A.Expr, env: Env) -> A.Expr:
     if canon(e, env) == target:
         return by
-    return map_children(e, lambda x: _replace(x, target, by, env))
-
-
-def _subtrees(e: A.Expr) -> list[A.Expr]:
-    out = [e]
-    map_children(e, lambda x: out.extend(_subtrees(x)) or x)  # type: ignore[func-returns-value]
-    return out
+    return A.map_children(e, lambda x: _replace(x, target, by, env))
 
 
 def _targets(p: A.Expr, c: A.Expr, env: Env) -> list[A.Expr]:
     shared = leaf_keys(p, env)
     p_key = canon(p, env)
     out: dict[A.Expr, None] = {}
-    for x in _subtrees(c):
+    for x in A.walk(c, same_scope=True):
         if x is c or isinstance(x, A.Boolean):
             continue
         key = canon(x, env)

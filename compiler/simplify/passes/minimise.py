@@ -24,7 +24,7 @@ from typing import Any
 
 from compiler.classad import ast as A
 from compiler.simplify.abstract import boolean_valued, canon, two_valued
-from compiler.simplify.context import Ctx, chain, is_logic, leaves, map_children
+from compiler.simplify.context import Ctx, chain, is_logic, leaves
 from compiler.simplify.domains import Env
 from compiler.simplify.passes.negation import COMPLEMENT, negate_comparison
 from compiler.simplify.regions import split_comparison
@@ -36,7 +36,7 @@ def minimise_skeletons(e: A.Expr, ctx: Ctx) -> A.Expr:
         atoms = leaves(e)
         if all(two_valued(a, ctx.env) for a in atoms):
             return _minimise(e, atoms, ctx)
-    return map_children(e, lambda x: minimise_skeletons(x, ctx))
+    return A.map_children(e, lambda x: minimise_skeletons(x, ctx))
 
 
 def _atom_table(

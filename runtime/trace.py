@@ -26,6 +26,7 @@ import yaml
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import ERAS, SEMANTICS, load_spec
 from compiler.table import StateTable
+from compiler.textio import read_text
 from runtime.clock import SimClock
 from runtime.sensors.fake import FakeSensors
 
@@ -99,8 +100,26 @@ class Trace:
 class _Reader:
     def __init__(self, file: str, text: str) -> None:
         self.file = file
+        self.text = text
         self.lines = text.splitlines()
         self.errors: list[TraceError] = []
+
+    def positioned(self, message: str, mark: yaml.Mark | None) -> TraceError:
+        """An error at a YAML mark (0-based line and column), with its source line."""
+        if mark is None:
+            return TraceError(message, file=self.file)
+        line = mark.line + 1
+        source = self.lines[line - 1] if line <= len(self.lines) else None
+        return TraceError(
+            message, file=self.file, line=line, column=mark.column + 1, source_line=source
+        )
+
+    def at_offset(self, message: str, offset: int) -> TraceError:
+        """An error at a character offset of the text."""
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        source = self.text.split("\n")[line - 1].rstrip("\r")
+        return TraceError(message, file=self.file, line=line, column=column, source_line=source)
 
     def error(self, node: yaml.Node | None, message: str) -> None:
         line = column = None
@@ -125,6 +144,11 @@ def _value(loader_node: yaml.Node) -> Any:
     loader = yaml.SafeLoader("")
     try:
         return loader.construct_object(loader_node, deep=True)
+    except ValueError as err:
+        # PyYAML's own constructors raise ValueError for `!!int abc` and the like.
+        raise yaml.constructor.ConstructorError(
+            None, None, f"not a valid {loader_node.tag} value: {err}", loader_node.start_mark
+        ) from None
     finally:
         loader.dispose()
 
@@ -135,26 +159,28 @@ def _suggest(word: str, known: tuple[str, ...] | list[str]) -> str:
 
 
 def read_trace(path: str | Path, text: str | None = None) -> Trace:
-    """Read and check a trace file (YAML or JSON); all problems raised together."""
+    """Read and check a trace file (YAML or JSON); all problems raised together.
+
+    `text` is the file's content when it is already in memory. A trace is text: bytes
+    that are not UTF-8 are a positioned error (compiler.textio), as are characters YAML
+    refuses, nesting too deep for the YAML composer, and values it cannot construct."""
     file = str(path)
     if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise TraceError(f"cannot read trace: {err.strerror}", file=file) from None
+        text = read_text(path, error=TraceError)
     r = _Reader(file, text)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        return _checked(r, yaml.compose(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        line = mark.line + 1 if mark else None
-        raise TraceError(
-            f"not valid YAML/JSON: {err.problem}",
-            file=file,
-            line=line,
-            column=mark.column + 1 if mark else None,
-            source_line=r.lines[line - 1] if line and line <= len(r.lines) else None,
-        ) from None
+        mark = err.problem_mark or err.context_mark
+        raise r.positioned(f"not valid YAML/JSON: {err.problem or err.context}", mark) from None
+    except yaml.reader.ReaderError as err:
+        raise r.at_offset(f"not valid YAML/JSON: {err.reason}", err.position) from None
+    except RecursionError:
+        raise TraceError("nested too deeply for a trace", file=file) from None
+
+
+def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
+    file = r.file
     if not isinstance(root, yaml.MappingNode):
         raise TraceError("a trace is a mapping with a `steps` list", file=file, line=1)
     top = _mapping(root)

@@ -26,6 +26,7 @@ from compiler.classad import ast
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
+from compiler.textio import read_text
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s?(.*)\Z", re.DOTALL)
 _JSON_EXPR = re.compile(r"/Expr\((.*)\)/\Z", re.DOTALL)
@@ -40,12 +41,20 @@ def _literal_or_expr(expr: ast.Expr) -> Any:
 
 
 def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, str | None]:
+    """The text and the file name (None for text given directly).
+
+    Bytes that are not UTF-8 are kept as HTCondor keeps them in ClassAd strings (see
+    compiler.textio); outside a string literal the parser reports them."""
     if isinstance(path_or_text, os.PathLike):
         path = Path(path_or_text)
-        return path.read_text(encoding="utf-8"), str(path)
+        return _read_file(path, str(path)), str(path)
     if "\n" not in path_or_text and path_or_text.strip() and Path(path_or_text).is_file():
-        return Path(path_or_text).read_text(encoding="utf-8"), path_or_text
+        return _read_file(Path(path_or_text), path_or_text), path_or_text
     return path_or_text, None
+
+
+def _read_file(path: Path, shown: str) -> str:
+    return read_text(path, file=shown, error=ClassAdSyntaxError, keep_bytes=True)
 
 
 def _relocated(err: ClassAdSyntaxError, file: str | None, line: int, column: int) -> Exception:

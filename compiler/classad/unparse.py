@@ -225,7 +225,14 @@ def format_real(value: float) -> str:
 
 
 def format_value(value: Any) -> str:
-    """A runtime value in ClassAd syntax, as `classad_eval` prints results."""
+    """A runtime value in ClassAd syntax, as `classad_eval` prints results.
+
+    Values nest as deeply as the expressions that built them (`{{{...}}}`), so the walk
+    runs through `call_deep` like the tree walks."""
+    return call_deep(_format_value, value)
+
+
+def _format_value(value: Any) -> str:
     match value:
         case _ if value is UNDEFINED:
             return "undefined"
@@ -240,9 +247,9 @@ def format_value(value: Any) -> str:
         case str():
             return quote_string(value, ascii_only=True)
         case list() | tuple():
-            return "{ " + ",".join(format_value(v) for v in value) + " }"
+            return "{ " + ",".join(_format_value(v) for v in value) + " }"
         case dict():
-            body = "; ".join(f"{quote_name(k)} = {format_value(v)}" for k, v in value.items())
+            body = "; ".join(f"{quote_name(k)} = {_format_value(v)}" for k, v in value.items())
             return "[ " + body + " ]"
         case _:
             raise TypeError(f"not a ClassAd value: {value!r}")

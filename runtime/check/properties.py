@@ -32,6 +32,7 @@ from lark.exceptions import (
 )
 
 from compiler.errors import PolicyError, raise_all
+from compiler.textio import read_text
 
 STATES = ("Owner", "Unclaimed", "Matched", "Claimed", "Preempting", "Backfill", "Drained")
 ACTIVITIES = ("Idle", "Benchmarking", "Busy", "Suspended", "Retiring", "Vacating", "Killing")
@@ -290,6 +291,12 @@ class _Build(Transformer[Token, Any]):
 
 def _line_of(tree: Tree[Any]) -> int:
     return getattr(tree.meta, "line", 1) or 1
+
+
+def read_properties(path: str) -> str:
+    """The text of a properties file; a file that is not UTF-8 text is a positioned
+    `PropertiesError` (compiler.textio)."""
+    return read_text(path, error=PropertiesError)
 
 
 def parse_properties(text: str, file: str = "<properties>") -> tuple[Property, ...]:

@@ -26,6 +26,7 @@ from compiler.errors import PolicyError
 from compiler.policy import compile_policy
 from compiler.spec import load_spec
 from compiler.table import StateTable
+from compiler.textio import read_text
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
     PolicyChoice,
@@ -156,7 +157,7 @@ def read_steps(text: str) -> list[TraceStep]:
     if not path.is_file():
         return [_token(t) for t in text.replace(",", " ").split()]
     steps: list[TraceStep] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path, file=text).splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue

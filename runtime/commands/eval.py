@@ -28,6 +28,7 @@ from typing import Any
 
 from compiler.classad import ERROR, UNDEFINED, ClassAdSyntaxError, evaluate, format_value, parse
 from compiler.classad.ads import load_ad
+from compiler.classad.deep import call_deep
 from compiler.classad.scope import ClassAd
 from compiler.errors import PolicyError
 
@@ -72,5 +73,10 @@ def run(args: argparse.Namespace) -> int:
     machine = _load(args.machine) if args.machine else {}
     job = _load(args.job) if args.job else None
     value = evaluate(expr, machine, job)
-    print(json.dumps(to_json(value)) if args.json else format_value(value))
+    print(call_deep(_json_text, value) if args.json else format_value(value))
     return 0
+
+
+def _json_text(value: Any) -> str:
+    """The `--json` text; run through `call_deep` as values nest like expressions."""
+    return json.dumps(to_json(value))

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.classad import ast
+from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
@@ -48,9 +49,17 @@ def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, str | None]:
     if isinstance(path_or_text, os.PathLike):
         path = Path(path_or_text)
         return _read_file(path, str(path)), str(path)
-    if "\n" not in path_or_text and path_or_text.strip() and Path(path_or_text).is_file():
+    if "\n" not in path_or_text and path_or_text.strip() and _is_file(path_or_text):
         return _read_file(Path(path_or_text), path_or_text), path_or_text
     return path_or_text, None
+
+
+def _is_file(text: str) -> bool:
+    """Whether `text` names a file (an ad's text can be too long to be a name)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # ENAMETOOLONG; NUL in the text
+        return False
 
 
 def _read_file(path: Path, shown: str) -> str:
@@ -138,7 +147,20 @@ def _json_value(value: Any, name: str, text: str, file: str | None) -> Any:
 
 
 def _json(text: str, file: str | None) -> list[ClassAd]:
-    data = json.loads(text)
+    """JSON ads; nested as deeply as JSON allows (call_deep), integers read as ClassAd
+    integer literals are (out of int64 range: 0; no Python digit limit)."""
+    try:
+        return call_deep(_json_ads, text, file)
+    except RecursionError:
+        raise ClassAdSyntaxError("JSON nested too deeply", file=file, line=1, column=1) from None
+
+
+def _json_int(text: str) -> Any:
+    return _literal_or_expr(parse(text))
+
+
+def _json_ads(text: str, file: str | None) -> list[ClassAd]:
+    data = json.loads(text, parse_int=_json_int)
     objects = data if isinstance(data, list) else [data]
     ads = []
     for obj in objects:

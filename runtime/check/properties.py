@@ -318,6 +318,10 @@ def parse_properties(text: str, file: str = "<properties>") -> tuple[Property, .
             parts = [builder.transform(c) if isinstance(c, Tree) else c for c in node.children]
         except VisitError as err:  # pragma: no cover - builder methods do not raise
             raise err.orig_exc from None
+        except RecursionError:  # the tree walk of thousands of nested parentheses
+            raise PropertiesError(
+                "condition nested too deeply", file=file, line=line, column=1, source_line=source
+            ) from None
         out.append(_property(str(node.data), line, source, parts))
     raise_all(builder.errors)
     return tuple(out)

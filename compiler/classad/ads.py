@@ -27,6 +27,7 @@ from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
+from compiler.classad.values import UNDEFINED
 from compiler.textio import read_text
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s?(.*)\Z", re.DOTALL)
@@ -127,6 +128,8 @@ def _new_syntax(text: str, file: str | None) -> list[ClassAd]:
 
 
 def _json_value(value: Any, name: str, text: str, file: str | None) -> Any:
+    if value is None:
+        return UNDEFINED  # HTCondor's JSON reader: null is undefined
     if isinstance(value, str):
         match = _JSON_EXPR.match(value)
         if match is None:

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from compiler.classad import evaluate, format_value
+from compiler.classad import ast, evaluate, format_value
 from compiler.classad.ads import load_ads
 from tests.fuzz.support import EXPLORE, FAST, ads, holds, mutated_bytes, texts
 
@@ -30,7 +30,7 @@ FOUND_BYTES = (
 def _use(found: list | None) -> None:
     for ad in found or ():
         for name in list(ad):
-            format_value(evaluate(name, ad))
+            format_value(evaluate(ast.AttrRef(name), ad))
 
 
 def _read_bytes(data: bytes) -> None:
@@ -41,6 +41,7 @@ def _read_bytes(data: bytes) -> None:
 
 
 @FAST
+@example('\r\n{"a": [1, 2.5, {"b": null}], "c": "\\/Expr(a[0] + 1)\\/"}')
 @example('A = "x"\nB = ' + "!" * 3000 + "A\n")
 @example("[" + "a = [" * 3000 + "]" * 3000 + "]")
 @example('{"a": ' + "[" * 3000 + "]" * 3000 + "}")

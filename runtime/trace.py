@@ -16,6 +16,7 @@ false lets the lease run out).
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from compiler.spec import ERAS, SEMANTICS, load_spec
 from compiler.table import StateTable
 from compiler.textio import read_text
 from runtime.clock import SimClock
-from runtime.sensors.fake import FakeSensors
+from runtime.sensors.fake import IDLE_ATTRIBUTES, FakeSensors
 
 TOP_KEYS = (
     "era",
@@ -143,7 +144,9 @@ def _mapping(node: yaml.Node) -> dict[str, tuple[yaml.Node, yaml.Node]]:
 def _value(loader_node: yaml.Node) -> Any:
     loader = yaml.SafeLoader("")
     try:
-        return loader.construct_object(loader_node, deep=True)
+        value = loader.construct_object(loader_node, deep=True)
+        _check_integers(value, loader_node)
+        return value
     except ValueError as err:
         # PyYAML's own constructors raise ValueError for `!!int abc` and the like.
         raise yaml.constructor.ConstructorError(
@@ -151,6 +154,43 @@ def _value(loader_node: yaml.Node) -> Any:
         ) from None
     finally:
         loader.dispose()
+
+
+def _check_idle(r: _Reader, node: yaml.Node, values: Mapping[str, Any]) -> None:
+    """Idle times count up with the clock (runtime.sensors.fake): numbers must be finite."""
+    for name, value in values.items():
+        if name in IDLE_ATTRIBUTES and isinstance(value, float) and _seconds(value) is None:
+            r.error(node, f"{name} must be a finite number of seconds, not {value}")
+
+
+def _check_integers(value: Any, node: yaml.Node) -> None:
+    """Refuse integers outside int64 (ClassAd integers are 64-bit; `0x` + 5,000 digits
+    would not even print)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not -(2**63) <= item < 2**63:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "integer out of the 64-bit range", node.start_mark
+                )
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            todo.extend(item)
+
+
+def _seconds(value: Any) -> float | None:
+    """A YAML number as finite seconds; None for anything else (text, booleans, .nan,
+    .inf, integers too large for a float)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _suggest(word: str, known: tuple[str, ...] | list[str]) -> str:
@@ -214,6 +254,8 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
         if key in values and not isinstance(values[key], dict):
             r.error(top[key][1], f"{key} must be a mapping of attributes")
             values[key] = {}
+    if "machine" in values:
+        _check_idle(r, top["machine"][1], values["machine"])
     for key in ("idle_ages", "keepalive"):
         if key in values and not isinstance(values[key], bool):
             r.error(top[key][1], f"{key} must be true or false")
@@ -227,7 +269,7 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
         r.error(top["slot"][1], "slot must be static or dynamic")
         slot = "static"
     epoch = values.get("epoch", 1_000_000_000)
-    if not isinstance(epoch, int | float) or isinstance(epoch, bool):
+    if _seconds(epoch) is None:
         r.error(top["epoch"][1], "epoch must be a number of seconds")
         epoch = 1_000_000_000
     expect = _expect(r, top.get("expect"))
@@ -306,12 +348,13 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
         kind = kinds[0]
         t_entry = fields.get("t")
         t = _value(t_entry[1]) if t_entry else None
-        if not isinstance(t, int | float) or isinstance(t, bool) or t < 0:
+        seconds = _seconds(t)
+        if seconds is None or seconds < 0:
             r.error(t_entry[1] if t_entry else item, "t must be a number of seconds >= 0")
             continue
-        if t < last_t and t_entry is not None:
+        if seconds < last_t and t_entry is not None:
             r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
-        last_t = max(last_t, float(t))
+        last_t = max(last_t, seconds)
         line = item.start_mark.line + 1
         value_node = fields[kind][1]
         value = _value(value_node)
@@ -339,6 +382,8 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if not isinstance(value, dict) or not value:
                     r.error(value_node, f"{kind} must be a mapping of attributes")
                     continue
+                if kind == "set":
+                    _check_idle(r, value_node, value)
                 steps.append(Step(float(t), kind, values=dict(value), line=line))
     return steps
 

@@ -80,7 +80,10 @@ def _relocated(err: ClassAdSyntaxError, file: str | None, line: int, column: int
 def _long_form(text: str, file: str | None) -> list[ClassAd]:
     ads: list[ClassAd] = []
     current = ClassAd()
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (and a "\r" before it), as HTCondor reads them: a form feed
+    # or U+0085 inside a string is part of the string, not a line break.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
         stripped = line.strip()
         if not stripped:
             if current:

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.classad import evaluate, parse
-from compiler.classad.ads import load_ad
+from compiler.classad.ads import load_ad, load_ads
 from runtime.cli import main
 from tests.classad.oracle_support import oracle_eval, same
 from tests.fuzz.support import FAST, ROOT
@@ -278,3 +278,50 @@ def test_json_null_is_undefined_like_htcondor(expr: str) -> None:
     text = '{"a": [1, null, {"b": null}], "c": null}'
     theirs = classad2.ExprTree(expr).eval(classad2.parseOne(text, classad2.ParserType.JSON))
     assert same(evaluate(expr, load_ad(text)), _normalize(theirs, classad2))
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "text", ['A = "x\x0cy"\nB = 2\n', 'A = "x\x85y"\r\nB = 2\r\n', 'A = "\u2028"\n\nA = 1\n']
+)
+def test_long_form_lines_end_at_newline_only_like_htcondor(text: str) -> None:
+    from tests.classad.oracle_support import _normalize
+    from tests.oracle import classad2
+
+    theirs = [
+        {k: _normalize(v, classad2) for k, v in ad.items()}
+        for ad in classad2.parseAds(text, classad2.ParserType.Old)
+    ]
+    assert [dict(ad) for ad in load_ads(text)] == theirs
+
+
+# ------------------------------------------------------- traces: numbers out of range
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("machine: {KeyboardIdle: .nan}\nsteps:\n  - {t: 0, tick: true}\n", "1:10", "finite"),
+        ("steps:\n  - {t: 1" + "0" * 400 + ", tick: true}\n", "2:9", "64-bit"),
+        ("steps:\n  - {t: .inf, tick: true}\n", "2:9", "t must be a number"),
+    ],
+)
+def test_trace_numbers_a_run_cannot_use_are_positioned_errors(
+    text: str, where: str, message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = tmp_path / "t.yaml"
+    trace.write_text(text)
+    _refused(["run", "--trace", str(trace)], f"{trace}:{where}", capsys, message)
+
+
+def test_spec_file_not_utf8_is_a_positioned_error(tmp_path: Path) -> None:
+    from compiler.errors import PolicyError
+    from compiler.spec import load_spec_file
+
+    for source in (ROOT / "spec" / "eras").glob("*.yaml"):
+        (tmp_path / source.name).write_bytes(source.read_bytes())
+    era = tmp_path / "condor-6.4.yaml"
+    era.write_bytes(b"\xed" + era.read_bytes())
+    with pytest.raises(PolicyError, match="byte 0xED is not UTF-8") as caught:
+        load_spec_file(era)
+    assert (caught.value.line, caught.value.column) == (1, 1)

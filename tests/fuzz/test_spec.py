@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.spec import load_spec_file
@@ -36,6 +36,7 @@ def _load(name: str, text: str, era: str, semantics: str) -> None:
 
 
 @settings(FAST, max_examples=10)
+@example(("condor-6.4.yaml", "\udcff# a byte that is not UTF-8\n", "condor-6.4.yaml"), "manual")
 @given(_mutated_spec(), st.sampled_from(["manual", "code"]))
 def test_spec_never_raises_anything_else(case: tuple[str, str, str], semantics: str) -> None:
     _load(*case, semantics)

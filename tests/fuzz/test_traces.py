@@ -25,6 +25,11 @@ FOUND = (
     "",
     "expect: {? [a] : [1]}\nsteps: []\n",
     "steps:\n - {t: 0, event: match, how: [1]}\n",
+    "steps:\n  - {t: 1" + "0" * 400 + ", tick: true}\n",
+    "steps:\n  - {t: 0, event: 0x" + "f" * 5000 + "}\n",
+    "epoch: .nan\nsteps:\n  - {t: .inf, tick: true}\n",
+    "machine: {KeyboardIdle: .nan}\nsteps:\n  - {t: 0, tick: true}\n",
+    "steps:\n  - {t: 0, set: {KeyboardIdle: -.inf}}\n",
 )
 
 

@@ -154,7 +154,11 @@ def read_steps(text: str) -> list[TraceStep]:
     """Transition steps from a comma list or a file (numbers/ids, or JSON lines with
     "number")."""
     path = Path(text)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):  # a list too long to be a file name, or with a NUL
+        is_file = False
+    if not is_file:
         return [_token(t) for t in text.replace(",", " ").split()]
     steps: list[TraceStep] = []
     for number, line in enumerate(read_text(path, file=text).splitlines(), start=1):
@@ -167,6 +171,13 @@ def read_steps(text: str) -> list[TraceStep]:
             except json.JSONDecodeError as err:
                 raise PolicyError(
                     f"not a JSON line: {err.msg}", file=text, line=number, source_line=line
+                ) from None
+            except (ValueError, RecursionError) as err:  # a 5,000-digit number; deep nesting
+                raise PolicyError(
+                    f"not a usable JSON line: {type(err).__name__}",
+                    file=text,
+                    line=number,
+                    source_line=line,
                 ) from None
         else:
             steps.extend(_token(t) for t in line.replace(",", " ").split())

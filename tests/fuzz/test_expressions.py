@@ -6,7 +6,7 @@ Contract (tests/fuzz/support.py): a value or a `PolicyError`, never another exce
 from __future__ import annotations
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.classad import compile_expr, evaluate, format_value, parse, unparse
@@ -62,7 +62,7 @@ def test_expression_pipeline_explore(text: str) -> None:
     _whole_pipeline(text)
 
 
-@FAST
+@settings(FAST, max_examples=30)
 @given(st.one_of(texts(expressions()), st.sampled_from(FOUND)))
 def test_eval_command_exits_0_or_2(text: str) -> None:
     assert main(["eval", "--", text]) in (0, 2)

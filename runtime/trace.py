@@ -373,18 +373,18 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if job is not None and not isinstance(job, dict):
                     r.error(fields["job"][1], "job must be a mapping of job attributes")
                     job = None
-                steps.append(Step(float(t), "event", name, how, job, line=line))
+                steps.append(Step(seconds, "event", name, how, job, line=line))
             case "tick":
                 if value is not True:
                     r.error(value_node, "tick must be true")
-                steps.append(Step(float(t), "tick", line=line))
+                steps.append(Step(seconds, "tick", line=line))
             case "set" | "set_job":
                 if not isinstance(value, dict) or not value:
                     r.error(value_node, f"{kind} must be a mapping of attributes")
                     continue
                 if kind == "set":
                     _check_idle(r, value_node, value)
-                steps.append(Step(float(t), kind, values=dict(value), line=line))
+                steps.append(Step(seconds, kind, values=dict(value), line=line))
     return steps
 
 

@@ -325,3 +325,16 @@ def test_spec_file_not_utf8_is_a_positioned_error(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="byte 0xED is not UTF-8") as caught:
         load_spec_file(era)
     assert (caught.value.line, caught.value.column) == (1, 1)
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "number", ["99999999999999999999", "-9223372036854775809", "9223372036854775807", "1" * 5000]
+)
+def test_json_integers_out_of_range_like_htcondor(number: str) -> None:
+    from tests.classad.oracle_support import _normalize
+    from tests.oracle import classad2
+
+    text = '{"a": ' + number + "}"
+    theirs = classad2.ExprTree("a").eval(classad2.parseOne(text, classad2.ParserType.JSON))
+    assert same(load_ad(text)["a"], _normalize(theirs, classad2))

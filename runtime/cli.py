@@ -62,11 +62,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PolicyError as err:
         print(f"condor-policy: {_printable(err.format())}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except OSError as err:
+        # A file named on the command line that the system refuses (`--log` in a missing
+        # directory, an unwritable `--counterexamples DIR`) is the user's input problem.
+        if err.filename is None:
+            raise
+        reason = err.strerror or type(err).__name__
+        print(f"condor-policy: {_printable(str(err.filename))}: {reason}", file=sys.stderr)
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("condor-policy: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -338,3 +338,22 @@ def test_json_integers_out_of_range_like_htcondor(number: str) -> None:
     text = '{"a": ' + number + "}"
     theirs = classad2.ExprTree("a").eval(classad2.parseOne(text, classad2.ParserType.JSON))
     assert same(load_ad(text)["a"], _normalize(theirs, classad2))
+
+
+# ------------------------------------------------------------ files a command writes
+
+
+def test_run_log_in_a_missing_directory_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = next((ROOT / "tests" / "scenarios" / "htcondor-current").glob("*.yaml"))
+    log = tmp_path / "missing" / "run.jsonl"
+    _refused(["run", "--trace", str(trace), "--log", str(log)], str(log), capsys)
+
+
+def test_check_counterexamples_under_a_file_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "file").write_text("a file where the directory should go\n")
+    folder = tmp_path / "file" / "cex"
+    _refused(["check", "--static-only", "--counterexamples", str(folder)], str(folder), capsys)

@@ -357,3 +357,11 @@ def test_check_counterexamples_under_a_file_is_an_error(
     (tmp_path / "file").write_text("a file where the directory should go\n")
     folder = tmp_path / "file" / "cex"
     _refused(["check", "--static-only", "--counterexamples", str(folder)], str(folder), capsys)
+
+
+def test_command_line_bytes_follow_the_ad_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    # Python hands a non-UTF-8 argument over with the same lone surrogates as
+    # compiler.textio: accepted inside a string literal, a positioned error outside.
+    assert main(["eval", '"a\udcff" == "a\\377"']) == 0
+    assert capsys.readouterr().out.strip() == "true"
+    _refused(["eval", "1 + \udcff"], "<EXPR>:1:5", capsys, "byte 0xFF is not UTF-8")

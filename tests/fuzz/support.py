@@ -120,7 +120,6 @@ NASTY: tuple[str, ...] = (
     "=>",
     "within ",
     " of ",
-    "*/",
     "Claimed/",
 )
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 import argparse
 import importlib
 import pkgutil
+import re
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from compiler.errors import PolicyError
 from runtime import commands
+
+_KEPT_BYTE = re.compile("[\udc80-\udcff]")
 
 #: Exit status for usage and input errors (argparse uses it too).
 EXIT_USAGE = 2
@@ -45,19 +48,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _printable(text: str) -> str:
+    """`text` with the bytes an ad file kept undecoded (lone surrogates, see
+    compiler.textio) shown as U+FFFD, one column each, so the caret stays under them."""
+    return _KEPT_BYTE.sub("\ufffd", text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return int(args._run(args))
     except PolicyError as err:
-        print(f"condor-policy: {err.format()}", file=sys.stderr)
+        print(f"condor-policy: {_printable(err.format())}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return 0
+    except OSError as err:
+        # A file named on the command line that the system refuses (`--log` in a missing
+        # directory, an unwritable `--counterexamples DIR`) is the user's input problem.
+        if err.filename is None:
+            raise
+        reason = err.strerror or type(err).__name__
+        print(f"condor-policy: {_printable(str(err.filename))}: {reason}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("condor-policy: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from signal import Signals
 from typing import Any
 
@@ -39,17 +41,35 @@ def kill_signal(job: Mapping[str, Any]) -> signal.Signals:
     value = next((v for k, v in job.items() if k.lower() == "killsig"), None)
     if value is None:
         return signal.SIGTERM
-    if isinstance(value, int) and not isinstance(value, bool):
-        return signal.Signals(value)
-    name = str(value).strip().upper()
-    if name.isdigit():
-        return signal.Signals(int(name))
-    if not name.startswith("SIG"):
-        name = "SIG" + name
     try:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return signal.Signals(value)
+        name = str(value).strip().upper()
+        if name.isdigit():
+            return signal.Signals(int(name))
+        if not name.startswith("SIG"):
+            name = "SIG" + name
         return signal.Signals[name]
-    except KeyError:
+    except (KeyError, ValueError):
         raise PolicyError(f"job ad: unknown KillSig {value!r}") from None
+
+
+def _check_program(program: str, cwd: str | None) -> None:
+    """Refuse, before the slot runs, a job command that could never start: one not on
+    PATH, or a path that is missing, not a file or not executable (what execvp needs)."""
+    if "/" not in program:
+        if shutil.which(program) is None:
+            raise PolicyError(
+                f"job command {program!r} not found on PATH (or not executable)", file="--job"
+            )
+        return
+    path = Path(program) if cwd is None else Path(cwd) / program
+    if not path.exists():
+        raise PolicyError(f"job command {program!r}: no such file", file="--job")
+    if not path.is_file():
+        raise PolicyError(f"job command {program!r} is not a file", file="--job")
+    if not os.access(path, os.X_OK):
+        raise PolicyError(f"job command {program!r} is not executable", file="--job")
 
 
 class JobProcess:
@@ -63,9 +83,10 @@ class JobProcess:
         listener: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
         if not argv:
-            raise PolicyError("--job needs a command")
+            raise PolicyError("a job needs a command", file="--job")
         self.argv = list(argv)
         self.cwd = cwd
+        _check_program(self.argv[0], cwd)
         self.listener = listener
         self.proc: subprocess.Popen[bytes] | None = None
         self.pgid: int | None = None
@@ -79,12 +100,17 @@ class JobProcess:
             return
         self.soft_signal = kill_signal(job)
         self.returncode = None
-        self.proc = subprocess.Popen(
-            self.argv,
-            cwd=self.cwd,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        try:
+            self.proc = subprocess.Popen(
+                self.argv,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        except OSError as err:  # removed or made unreadable since the check
+            raise PolicyError(
+                f"cannot start the job {self.argv[0]!r}: {err.strerror or err}", file="--job"
+            ) from None
         self.pgid = self.proc.pid
         self._note("start", pid=self.proc.pid)
 

@@ -18,6 +18,7 @@ false lets the lease run out).
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,9 +29,10 @@ import yaml
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS, load_spec
 from compiler.table import StateTable
+from compiler.textio import read_text
 from runtime.clock import SimClock
 from runtime.fired import num
-from runtime.sensors.fake import FakeSensors
+from runtime.sensors.fake import IDLE_ATTRIBUTES, FakeSensors
 
 #: time() at trace time 0 when a trace gives no `epoch` (DESIGN.md trace format).
 EPOCH = 1_000_000_000
@@ -149,8 +151,26 @@ class Trace:
 class _Reader:
     def __init__(self, file: str, text: str) -> None:
         self.file = file
+        self.text = text
         self.lines = text.splitlines()
         self.errors: list[TraceError] = []
+
+    def positioned(self, message: str, mark: yaml.Mark | None) -> TraceError:
+        """An error at a YAML mark (0-based line and column), with its source line."""
+        if mark is None:
+            return TraceError(message, file=self.file)
+        line = mark.line + 1
+        source = self.lines[line - 1] if line <= len(self.lines) else None
+        return TraceError(
+            message, file=self.file, line=line, column=mark.column + 1, source_line=source
+        )
+
+    def at_offset(self, message: str, offset: int) -> TraceError:
+        """An error at a character offset of the text."""
+        line = self.text.count("\n", 0, offset) + 1
+        column = offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+        source = self.text.split("\n")[line - 1].rstrip("\r")
+        return TraceError(message, file=self.file, line=line, column=column, source_line=source)
 
     def error(self, node: yaml.Node | None, message: str) -> None:
         line = column = None
@@ -174,9 +194,53 @@ def _mapping(node: yaml.Node) -> dict[str, tuple[yaml.Node, yaml.Node]]:
 def _value(loader_node: yaml.Node) -> Any:
     loader = yaml.SafeLoader("")
     try:
-        return loader.construct_object(loader_node, deep=True)
+        value = loader.construct_object(loader_node, deep=True)
+        _check_integers(value, loader_node)
+        return value
+    except ValueError as err:
+        # PyYAML's own constructors raise ValueError for `!!int abc` and the like.
+        raise yaml.constructor.ConstructorError(
+            None, None, f"not a valid {loader_node.tag} value: {err}", loader_node.start_mark
+        ) from None
     finally:
         loader.dispose()
+
+
+def _check_idle(r: _Reader, node: yaml.Node, values: Mapping[str, Any]) -> None:
+    """Idle times count up with the clock (runtime.sensors.fake): numbers must be finite."""
+    for name, value in values.items():
+        if name in IDLE_ATTRIBUTES and isinstance(value, float) and _seconds(value) is None:
+            r.error(node, f"{name} must be a finite number of seconds, not {value}")
+
+
+def _check_integers(value: Any, node: yaml.Node) -> None:
+    """Refuse integers outside int64 (ClassAd integers are 64-bit; `0x` + 5,000 digits
+    would not even print)."""
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, int) and not isinstance(item, bool):
+            if not -(2**63) <= item < 2**63:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "integer out of the 64-bit range", node.start_mark
+                )
+        elif isinstance(item, dict):
+            todo.extend(item.keys())
+            todo.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            todo.extend(item)
+
+
+def _seconds(value: Any) -> float | None:
+    """A YAML number as finite seconds; None for anything else (text, booleans, .nan,
+    .inf, integers too large for a float)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        seconds = float(value)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
 
 
 def _suggest(word: str, known: tuple[str, ...] | list[str]) -> str:
@@ -185,26 +249,28 @@ def _suggest(word: str, known: tuple[str, ...] | list[str]) -> str:
 
 
 def read_trace(path: str | Path, text: str | None = None) -> Trace:
-    """Read and check a trace file (YAML or JSON); all problems raised together."""
+    """Read and check a trace file (YAML or JSON); all problems raised together.
+
+    `text` is the file's content when it is already in memory. A trace is text: bytes
+    that are not UTF-8 are a positioned error (compiler.textio), as are characters YAML
+    refuses, nesting too deep for the YAML composer, and values it cannot construct."""
     file = str(path)
     if text is None:
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as err:
-            raise TraceError(f"cannot read trace: {err.strerror}", file=file) from None
+        text = read_text(path, error=TraceError)
     r = _Reader(file, text)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        return _checked(r, yaml.compose(text, Loader=yaml.SafeLoader))
     except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark
-        line = mark.line + 1 if mark else None
-        raise TraceError(
-            f"not valid YAML/JSON: {err.problem}",
-            file=file,
-            line=line,
-            column=mark.column + 1 if mark else None,
-            source_line=r.lines[line - 1] if line and line <= len(r.lines) else None,
-        ) from None
+        mark = err.problem_mark or err.context_mark
+        raise r.positioned(f"not valid YAML/JSON: {err.problem or err.context}", mark) from None
+    except yaml.reader.ReaderError as err:
+        raise r.at_offset(f"not valid YAML/JSON: {err.reason}", err.position) from None
+    except RecursionError:
+        raise TraceError("nested too deeply for a trace", file=file) from None
+
+
+def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
+    file = r.file
     if not isinstance(root, yaml.MappingNode):
         raise TraceError("a trace is a mapping with a `steps` list", file=file, line=1)
     top = _mapping(root)
@@ -238,6 +304,8 @@ def read_trace(path: str | Path, text: str | None = None) -> Trace:
         if key in values and not isinstance(values[key], dict):
             r.error(top[key][1], f"{key} must be a mapping of attributes")
             values[key] = {}
+    if "machine" in values:
+        _check_idle(r, top["machine"][1], values["machine"])
     for key in ("idle_ages", "keepalive"):
         if key in values and not isinstance(values[key], bool):
             r.error(top[key][1], f"{key} must be true or false")
@@ -251,7 +319,7 @@ def read_trace(path: str | Path, text: str | None = None) -> Trace:
         r.error(top["slot"][1], "slot must be static or dynamic")
         slot = "static"
     epoch = values.get("epoch", EPOCH)
-    if not isinstance(epoch, int | float) or isinstance(epoch, bool):
+    if _seconds(epoch) is None:
         r.error(top["epoch"][1], "epoch must be a number of seconds")
         epoch = EPOCH
     expect = _expect(r, top.get("expect"))
@@ -335,12 +403,13 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
         kind = kinds[0]
         t_entry = fields.get("t")
         t = _value(t_entry[1]) if t_entry else None
-        if not isinstance(t, int | float) or isinstance(t, bool) or t < 0:
+        seconds = _seconds(t)
+        if seconds is None or seconds < 0:
             r.error(t_entry[1] if t_entry else item, "t must be a number of seconds >= 0")
             continue
-        if t < last_t and t_entry is not None:
+        if seconds < last_t and t_entry is not None:
             r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
-        last_t = max(last_t, float(t))
+        last_t = max(last_t, seconds)
         line = item.start_mark.line + 1
         value_node = fields[kind][1]
         value = _value(value_node)
@@ -359,16 +428,18 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if job is not None and not isinstance(job, dict):
                     r.error(fields["job"][1], "job must be a mapping of job attributes")
                     job = None
-                steps.append(Step(float(t), "event", name, how, job, line=line))
+                steps.append(Step(seconds, "event", name, how, job, line=line))
             case "tick":
                 if value is not True:
                     r.error(value_node, "tick must be true")
-                steps.append(Step(float(t), "tick", line=line))
+                steps.append(Step(seconds, "tick", line=line))
             case "set" | "set_job":
                 if not isinstance(value, dict) or not value:
                     r.error(value_node, f"{kind} must be a mapping of attributes")
                     continue
-                steps.append(Step(float(t), kind, values=dict(value), line=line))
+                if kind == "set":
+                    _check_idle(r, value_node, value)
+                steps.append(Step(seconds, kind, values=dict(value), line=line))
     return steps
 
 

@@ -3,11 +3,13 @@
 Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFINED`,
 `ERROR`, `ClassAdSyntaxError`; also `ClassAd` (a case-insensitive ad), `load_ad` /
 `load_ads` (long form, new syntax, JSON), `symmetric_match` / `requirements_met` /
-`rank` (matchmaking) and `format_value` (a value printed as HTCondor prints it).
+`rank` (matchmaking), `format_value` (a value printed as HTCondor prints it) and
+`call_deep` (run a walk over deeply nested values without a RecursionError).
 """
 
 from compiler.classad.ads import load_ad, load_ads
 from compiler.classad.compile import CompiledExpr, compile_expr
+from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.evaluator import evaluate
 from compiler.classad.match import rank, rank_value, requirements_met, symmetric_match
@@ -22,6 +24,7 @@ __all__ = [
     "ClassAd",
     "ClassAdSyntaxError",
     "CompiledExpr",
+    "call_deep",
     "compile_expr",
     "evaluate",
     "format_value",

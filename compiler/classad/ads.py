@@ -23,9 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from compiler.classad import ast
+from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
+from compiler.classad.values import UNDEFINED
+from compiler.textio import read_text
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s?(.*)\Z", re.DOTALL)
 _JSON_EXPR = re.compile(r"/Expr\((.*)\)/\Z", re.DOTALL)
@@ -40,12 +43,28 @@ def _literal_or_expr(expr: ast.Expr) -> Any:
 
 
 def _read(path_or_text: str | os.PathLike[str]) -> tuple[str, str | None]:
+    """The text and the file name (None for text given directly).
+
+    Bytes that are not UTF-8 are kept as HTCondor keeps them in ClassAd strings (see
+    compiler.textio); outside a string literal the parser reports them."""
     if isinstance(path_or_text, os.PathLike):
         path = Path(path_or_text)
-        return path.read_text(encoding="utf-8"), str(path)
-    if "\n" not in path_or_text and path_or_text.strip() and Path(path_or_text).is_file():
-        return Path(path_or_text).read_text(encoding="utf-8"), path_or_text
+        return _read_file(path, str(path)), str(path)
+    if "\n" not in path_or_text and path_or_text.strip() and _is_file(path_or_text):
+        return _read_file(Path(path_or_text), path_or_text), path_or_text
     return path_or_text, None
+
+
+def _is_file(text: str) -> bool:
+    """Whether `text` names a file (an ad's text can be too long to be a name)."""
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # ENAMETOOLONG; NUL in the text
+        return False
+
+
+def _read_file(path: Path, shown: str) -> str:
+    return read_text(path, file=shown, error=ClassAdSyntaxError, keep_bytes=True)
 
 
 def _relocated(err: ClassAdSyntaxError, file: str | None, line: int, column: int) -> Exception:
@@ -61,7 +80,10 @@ def _relocated(err: ClassAdSyntaxError, file: str | None, line: int, column: int
 def _long_form(text: str, file: str | None) -> list[ClassAd]:
     ads: list[ClassAd] = []
     current = ClassAd()
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Lines end at "\n" only (and a "\r" before it), as HTCondor reads them: a form feed
+    # or U+0085 inside a string is part of the string, not a line break.
+    for number, raw in enumerate(text.split("\n"), start=1):
+        line = raw.removesuffix("\r")
         stripped = line.strip()
         if not stripped:
             if current:
@@ -109,6 +131,8 @@ def _new_syntax(text: str, file: str | None) -> list[ClassAd]:
 
 
 def _json_value(value: Any, name: str, text: str, file: str | None) -> Any:
+    if value is None:
+        return UNDEFINED  # HTCondor's JSON reader: null is undefined
     if isinstance(value, str):
         match = _JSON_EXPR.match(value)
         if match is None:
@@ -129,7 +153,20 @@ def _json_value(value: Any, name: str, text: str, file: str | None) -> Any:
 
 
 def _json(text: str, file: str | None) -> list[ClassAd]:
-    data = json.loads(text)
+    """JSON ads; nested as deeply as JSON allows (call_deep), integers read as ClassAd
+    integer literals are (out of int64 range: 0; no Python digit limit)."""
+    try:
+        return call_deep(_json_ads, text, file)
+    except RecursionError:
+        raise ClassAdSyntaxError("JSON nested too deeply", file=file, line=1, column=1) from None
+
+
+def _json_int(text: str) -> Any:
+    return _literal_or_expr(parse(text))
+
+
+def _json_ads(text: str, file: str | None) -> list[ClassAd]:
+    data = json.loads(text, parse_int=_json_int)
     objects = data if isinstance(data, list) else [data]
     ads = []
     for obj in objects:

@@ -557,11 +557,12 @@ class CompiledExpr:
         rt = _runtime(now, ctx) if now is not None or ctx is not None else _shared_runtime()
         try:
             value = self.fn(mine, rt)
+            if type(value) in _PLAIN or value is UNDEFINED or value is ERROR:
+                return value
+            # Converting a deep list or ad recurses as deeply as evaluating it.
+            return to_python(value, rt.eval_node)
         except RecursionError:
             return self._deep(my, target, rt)
-        if type(value) in _PLAIN or value is UNDEFINED or value is ERROR:
-            return value
-        return to_python(value, rt.eval_node)
 
     def _deep(self, my: Any, target: Any, rt: Runtime) -> Value:
         def run() -> Value:

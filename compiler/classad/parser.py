@@ -112,10 +112,20 @@ def decode_escapes(body: str, token: Token) -> str:
     return decoded
 
 
+#: Digits of INT64_MAX; a literal with more significant digits is out of range.
+_INT64_DIGITS = len(str(INT64_MAX))
+
+
 def _int_value(text: str) -> int:
+    """An integer literal's value: out-of-range literals of any length are 0 in HTCondor
+    (its lexer's strtoll overflow check), so a 5,000-digit literal never reaches Python's
+    `int()` limit for string conversion."""
     if text[:3] in ("-0x", "-0X"):
         return 0  # HTCondor reads the hex digits of a signed literal as base 10: none
-    value = int(text)
+    digits = text.lstrip("-").lstrip("0") or "0"
+    if len(digits) > _INT64_DIGITS:
+        return 0
+    value = -int(digits) if text.startswith("-") else int(digits)
     # HTCondor's lexer turns out-of-range integer literals into 0.
     return value if INT64_MIN <= value <= INT64_MAX else 0
 
@@ -299,6 +309,9 @@ def _message(exc: UnexpectedInput, text: str) -> str | tuple[str, int]:
                 return "unterminated or invalid quoted text"
             if char.isdigit() or char == ".":
                 return "invalid number"
+            if "\udc80" <= char <= "\udcff":
+                # A file byte kept by compiler.textio; only string literals may hold it.
+                return f"byte 0x{ord(char) - 0xDC00:02X} is not UTF-8 text"
             return f"unexpected character {char!r}"
         case _:
             token = getattr(exc, "token", None)

@@ -264,9 +264,10 @@ def format_value(value: Any, style: Style | None = None) -> str:
     `[ a = 1; b = 2 ]`, attributes in HTCondor's storage order (see `attribute_order`);
     reals `1.500000000000000E+00`; strings byte-escaped (`"\\303\\251"`). With
     ROUND_TRIP, as `unparse` writes literals (`1.5`, `"é"`, `{1, "a"}`), for messages
-    meant for people.
+    meant for people. Values nest as deeply as the expressions that built them
+    (`{{{...}}}`), so the walk runs through `call_deep` like the tree walks.
     """
-    return _format_value(value, HTCONDOR if style is None else style)
+    return call_deep(_format_value, value, HTCONDOR if style is None else style)
 
 
 def _format_value(value: Any, style: Style) -> str:

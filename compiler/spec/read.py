@@ -24,6 +24,7 @@ import yaml
 from compiler.classad import ast as A
 from compiler.classad import parse
 from compiler.errors import PolicyError
+from compiler.textio import decode
 from spec import data_path
 
 ERA_DIR = data_path("eras")
@@ -159,7 +160,7 @@ def display_path(path: Path) -> str:
 def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
     shown = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode(path.read_bytes(), shown)  # not UTF-8: a positioned PolicyError
         errors.texts[shown] = text
         data = yaml.safe_load(text)
     except OSError as exc:

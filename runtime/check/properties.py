@@ -33,6 +33,7 @@ from lark.exceptions import (
 
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import ERAS, SEMANTICS, EraSpec, load_spec
+from compiler.textio import read_text
 
 #: The anchor `within D of JobStart` (= the last activate); the others are trace events.
 JOB_START = "JobStart"
@@ -312,6 +313,12 @@ def _line_of(tree: Tree[Any]) -> int:
     return getattr(tree.meta, "line", 1) or 1
 
 
+def read_properties(path: str) -> str:
+    """The text of a properties file; a file that is not UTF-8 text is a positioned
+    `PropertiesError` (compiler.textio)."""
+    return read_text(path, error=PropertiesError)
+
+
 def parse_properties(
     text: str, file: str = "<properties>", spec: EraSpec | None = None
 ) -> tuple[Property, ...]:
@@ -334,6 +341,10 @@ def parse_properties(
             parts = [builder.transform(c) if isinstance(c, Tree) else c for c in node.children]
         except VisitError as err:  # pragma: no cover - builder methods do not raise
             raise err.orig_exc from None
+        except RecursionError:  # the tree walk of thousands of nested parentheses
+            raise PropertiesError(
+                "condition nested too deeply", file=file, line=line, column=1, source_line=source
+            ) from None
         out.append(_property(str(node.data), line, source, parts))
     raise_all(builder.errors)
     return tuple(out)

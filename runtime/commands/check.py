@@ -50,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from runtime.check.properties import read_properties
     from runtime.check.report import CheckReport, check_policy
 
     if args.max_examples < 1:
@@ -57,10 +58,7 @@ def run(args: argparse.Namespace) -> int:
     choice = load_policy(args)
     props_text = None
     if args.properties:
-        path = Path(args.properties)
-        if not path.is_file():
-            raise PolicyError("no such properties file", file=str(path))
-        props_text = (str(path), path.read_text(encoding="utf-8"))
+        props_text = (args.properties, read_properties(args.properties))
     progress = (
         _progress(args.max_examples) if sys.stderr.isatty() and not args.static_only else None
     )

@@ -25,6 +25,7 @@ from compiler import StateTable, compile_policy
 from compiler.diagram import DiagramError, TraceStep, extract, write
 from compiler.errors import PolicyError
 from compiler.spec import load_spec
+from compiler.textio import read_text
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
     PolicyChoice,
@@ -152,10 +153,14 @@ def read_steps(text: str) -> list[TraceStep]:
     """Transition steps from a comma list or a file (numbers/ids, or JSON lines with
     "number")."""
     path = Path(text)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except (OSError, ValueError):  # a list too long to be a file name, or with a NUL
+        is_file = False
+    if not is_file:
         return [_token(t) for t in text.replace(",", " ").split()]
     steps: list[TraceStep] = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(read_text(path, file=text).splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
@@ -165,6 +170,13 @@ def read_steps(text: str) -> list[TraceStep]:
             except json.JSONDecodeError as err:
                 raise PolicyError(
                     f"not a JSON line: {err.msg}", file=text, line=number, source_line=line
+                ) from None
+            except (ValueError, RecursionError) as err:  # a 5,000-digit number; deep nesting
+                raise PolicyError(
+                    f"not a usable JSON line: {type(err).__name__}",
+                    file=text,
+                    line=number,
+                    source_line=line,
                 ) from None
         else:
             steps.extend(_token(t) for t in line.replace(",", " ").split())

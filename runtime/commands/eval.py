@@ -31,6 +31,7 @@ from compiler.classad import (
     UNDEFINED,
     ClassAd,
     ClassAdSyntaxError,
+    call_deep,
     evaluate,
     format_value,
     load_ad,
@@ -79,5 +80,10 @@ def run(args: argparse.Namespace) -> int:
     machine = _load(args.machine) if args.machine else {}
     job = _load(args.job) if args.job else None
     value = evaluate(expr, machine, job)
-    print(json.dumps(to_json(value)) if args.json else format_value(value))
+    print(call_deep(_json_text, value) if args.json else format_value(value))
     return 0
+
+
+def _json_text(value: Any) -> str:
+    """The `--json` text; run through `call_deep` as values nest like expressions."""
+    return json.dumps(to_json(value))

@@ -65,6 +65,14 @@ def _job_ad(path: str | None) -> dict[str, Any]:
     return ad
 
 
+def _job_argv(command: str) -> list[str]:
+    """`--job 'CMD ARGS'` split as a shell would split it (quotes, no expansion)."""
+    try:
+        return shlex.split(command)
+    except ValueError as err:  # an unbalanced quote
+        raise PolicyError(f"cannot split the job command: {err}", file="--job") from None
+
+
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Stop
 
@@ -124,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-    job = JobProcess(shlex.split(args.job), listener=listener) if args.job else None
+    job = JobProcess(_job_argv(args.job), listener=listener) if args.job is not None else None
     sensors = RealSensors(job_cpu=job.tree_cpu_seconds if job else (lambda: 0.0))
     slot = Slot(
         table,

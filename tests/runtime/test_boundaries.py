@@ -45,7 +45,7 @@ TOP_FLOOR = [
 FACES = frozenset({
     "compiler", "compiler.analysis", "compiler.classad", "compiler.classad.ast",
     "compiler.config", "compiler.diagram", "compiler.errors", "compiler.machine",
-    "compiler.simplify", "compiler.spec",
+    "compiler.simplify", "compiler.spec", "compiler.textio",
 })  # fmt: skip
 #: Deep imports still allowed: the trace generator reads the literal helpers of the
 #: simplifier's abstraction and the analysis's attribute references to pick sensor values.

@@ -316,18 +316,33 @@ def _assign(
 ) -> None:
     selves = state.table.self_names(name)
     value = expand_self(value, selves, state.table.raw)
-    # HTCondor stores a first definition that equals the built-in default (ignoring case
-    # and surrounding blanks) as the default itself, so `START = TRUE` reads back `True`;
-    # a later redefinition is stored as written.
     default = state.defaults.raw(name.split(".", 1)[-1])
-    first = name.upper() not in state.table.definitions
-    if first and default is not None and value.strip().lower() == default.strip().lower():
+    as_default = False
+    if not state.table.is_set(name) and same_param_value(default, value):
+        # HTCondor (config.cpp, `insert_macro`): a name not yet in the macro set that is
+        # assigned its built-in default is not stored at all (`SUSPEND = FALSE` reads
+        # back `False`, and so does a second `SUSPEND = FALSE` later or in an included
+        # file); a prefixed name (`STARTD.SUSPEND`) is stored, with the default's text.
+        # Once a name is stored, a redefinition is stored as written.
         value = default
+        as_default = "." not in name
     if use_site is not None:
         origin = Origin(use_site.file, use_site.line, use_site.column, template, where.line)
     else:
         origin = Origin(file, where.line, where.column, None, None, column or where.column)
-    state.table.define(Definition(name, value, origin, colon))
+    state.table.define(Definition(name, value, origin, colon, as_default))
+
+
+def same_param_value(default: str | None, value: str) -> bool:
+    """True when `value` counts as the built-in `default` (config.cpp, `same_param_value`).
+
+    Equal text, or `true`/`false` in any case; nothing else ignores case (on Unix).
+    """
+    if default is None:
+        return False
+    if default == value:
+        return True
+    return default.lower() == value.lower() and default.lower() in ("true", "false")
 
 
 def _use(

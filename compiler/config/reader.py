@@ -22,7 +22,14 @@ from pathlib import Path
 from compiler.config.conditions import ConditionContext, ConditionError, evaluate_condition
 from compiler.config.defaults import EraDefaults
 from compiler.config.errors import ConfigError
-from compiler.config.expand import Context, MacroCycle, MacroProblem, expand, expand_self
+from compiler.config.expand import (
+    Context,
+    MacroCycle,
+    MacroProblem,
+    empty_self_references,
+    expand,
+    expand_self,
+)
 from compiler.config.files import decode, read_bytes
 from compiler.config.files import directory_files as directory_files  # re-exported (used by CLI)
 from compiler.config.lines import LogicalLine, logical_lines
@@ -315,6 +322,7 @@ def _assign(
     column: int | None = None,
 ) -> None:
     selves = state.table.self_names(name)
+    early_empty = empty_self_references(value, selves, state.table.raw)
     value = expand_self(value, selves, state.table.raw)
     default = state.defaults.raw(name.split(".", 1)[-1])
     as_default = False
@@ -330,7 +338,7 @@ def _assign(
         origin = Origin(use_site.file, use_site.line, use_site.column, template, where.line)
     else:
         origin = Origin(file, where.line, where.column, None, None, column or where.column)
-    state.table.define(Definition(name, value, origin, colon, as_default))
+    state.table.define(Definition(name, value, origin, colon, as_default, early_empty))
 
 
 def same_param_value(default: str | None, value: str) -> bool:

@@ -52,7 +52,10 @@ class Definition:
     `as_default`: HTCondor did not store this assignment because it set a name not yet
     in the macro set to its built-in default (config.cpp, `insert_macro`); it is kept
     for provenance, with the default's spelling, but does not make the name "set", so a
-    later assignment of the default is again not stored.
+    later assignment of the default is again not stored. `early_empty`: names whose
+    reference in the value was expanded when the line was read (a reference to the
+    name being assigned) and gave nothing; error messages use it to say "defined too
+    late".
     """
 
     name: str
@@ -60,6 +63,7 @@ class Definition:
     origin: Origin
     colon: bool = False
     as_default: bool = False
+    early_empty: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)

@@ -9,9 +9,10 @@ import pytest
 from compiler.classad import parse, unparse
 from compiler.config import ConfigError, load_config
 from compiler.errors import PolicyError
+from tests.config.realworld import FILES as REALWORLD
+from tests.config.realworld import needs_realworld
 from tests.oracle import classad2
 
-REALWORLD = sorted(Path("/work/shared/realworld-configs").glob("*.conf*"))
 POLICY = (
     "START",
     "SUSPEND",
@@ -56,6 +57,7 @@ def _oracle_parses(text: str) -> bool:
 
 
 @pytest.mark.oracle
+@needs_realworld
 @pytest.mark.parametrize("path", REALWORLD, ids=[p.name for p in REALWORLD])
 def test_policy_expressions_of_real_configs_parse_like_htcondor(path: Path) -> None:
     try:

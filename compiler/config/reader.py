@@ -90,7 +90,7 @@ def _error(state: ReadState, message: str, file: str, where: LogicalLine, column
             file=file,
             line=where.line,
             column=column or where.column,
-            source_line=where.source_line,
+            source_line=where.source_line or None,
         )
     )
 
@@ -397,7 +397,8 @@ def _include(
             _error(
                 state,
                 f"include runs the command '{command}'; reading a configuration never runs "
-                "programs unless allow_commands=True",
+                "programs unless allowed (--allow-commands on the command line, "
+                "allow_commands=True in Python)",
                 file,
                 where,
             )

@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from compiler.config import ERAS, Config, ConfigError, load_config
-from runtime.commands._policy_args import config_path
+from runtime.commands._policy_args import add_allow_commands_argument, config_path
 
 NAME = "config"
 HELP = "Print configuration values expanded as condor_config_val does (-v: where defined)."
@@ -37,11 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--subsystem", default="STARTD", help="daemon whose view to show (default STARTD)"
     )
     parser.add_argument("--slot", type=int, metavar="N", help="the view of slot N (SLOT<N>_NAME)")
-    parser.add_argument(
-        "--allow-commands",
-        action="store_true",
-        help="let `include : command |` run programs (refused by default)",
-    )
+    add_allow_commands_argument(parser)
 
 
 def _load(args: argparse.Namespace) -> Config:

@@ -135,7 +135,7 @@ def read_text(
     frames: list[_IfFrame] = []
     here: tuple[str, str, LogicalLine, list[str]] | None = None
     strict = False
-    for logical in logical_lines(text, state.defaults.era != "htcondor-current"):
+    for logical in logical_lines(text, state.defaults.reader.old_comments):
         line = logical.text
         if here is not None:
             name, tag, start, collected = here
@@ -264,7 +264,8 @@ def _test(state: ReadState, condition: str, file: str, where: LogicalLine) -> bo
 def _colon_assignment(
     state: ReadState, statement: Assign, file: str, where: LogicalLine, strict: bool
 ) -> None:
-    if statement.name.lower() == "runbenchmarks" or state.defaults.era != "htcondor-current":
+    options = state.defaults.reader
+    if not options.colon_warns or statement.name.upper() in options.colon_exempt:
         return
     message = (
         f"obsolete use of ':' for parameter assignment at {statement.name} : {statement.value}"

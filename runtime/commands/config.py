@@ -16,7 +16,7 @@ import argparse
 import sys
 
 from compiler.config import ERAS, Config, ConfigError, load_config
-from runtime.commands._policy_args import add_allow_commands_argument, config_path
+from runtime.commands._policy_args import DEFAULT_ERA, add_allow_commands_argument, config_path
 
 NAME = "config"
 HELP = "Print configuration values expanded as condor_config_val does (-v: where defined)."
@@ -32,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="show where each is defined")
     parser.add_argument("--dump", action="store_true", help="print every name the files define")
-    parser.add_argument("--era", choices=ERAS, default="htcondor-current", help="manual era")
+    parser.add_argument("--era", choices=ERAS, default=DEFAULT_ERA, help="manual era")
     parser.add_argument(
         "--subsystem", default="STARTD", help="daemon whose view to show (default STARTD)"
     )

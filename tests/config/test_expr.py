@@ -51,7 +51,7 @@ def test_invalid_expression_points_at_the_definition() -> None:
 def _oracle_parses(text: str) -> bool:
     try:
         classad2.ExprTree(text)
-    except Exception:  # the oracle signals a syntax error by raising
+    except classad2.ClassAdException:  # the oracle signals a syntax error by raising
         return False
     return True
 

@@ -327,7 +327,7 @@ def _assign(
     value = expand_self(value, selves, state.table.raw)
     default = state.defaults.raw(name.split(".", 1)[-1])
     as_default = False
-    if not state.table.is_set(name) and same_param_value(default, value):
+    if default is not None and not state.table.is_set(name) and same_param_value(default, value):
         # HTCondor (config.cpp, `insert_macro`): a name not yet in the macro set that is
         # assigned its built-in default is not stored at all (`SUSPEND = FALSE` reads
         # back `False`, and so does a second `SUSPEND = FALSE` later or in an included
@@ -342,13 +342,11 @@ def _assign(
     state.table.define(Definition(name, value, origin, colon, as_default, early_empty))
 
 
-def same_param_value(default: str | None, value: str) -> bool:
+def same_param_value(default: str, value: str) -> bool:
     """True when `value` counts as the built-in `default` (config.cpp, `same_param_value`).
 
     Equal text, or `true`/`false` in any case; nothing else ignores case (on Unix).
     """
-    if default is None:
-        return False
     if default == value:
         return True
     return default.lower() == value.lower() and default.lower() in ("true", "false")

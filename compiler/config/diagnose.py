@@ -70,7 +70,10 @@ def empty_macros(table: Table, context: Context, name: str) -> tuple[EmptyMacro,
 def startd_verdict(name: str) -> str:
     """What the real startd does with NAME when its expression does not parse."""
     if name.upper() in FATAL_IN_STARTD:
-        return f"the real condor_startd refuses this configuration too (it exits: {name})"
+        return (
+            "the real condor_startd would refuse this configuration too (it exits with "
+            f"'Syntax error in {name} expression')"
+        )
     return (
         f"the real condor_startd would refuse this {name} too (it logs "
         f"'Invalid expression {name}' and leaves {name} out of the slot ad)"
@@ -163,7 +166,9 @@ def _use_site(origin: Origin, ref: str) -> str:
         return f"{_describe(origin)}{inside}"
     located = _locate(origin, ref)
     if located is None:
-        return _describe(origin)
+        if not origin.line:
+            return origin.file
+        return f"{origin.file}:{origin.line}:{origin.value_column or origin.column}"
     line, column = located
     return f"{origin.file}:{line}:{column}"
 

@@ -92,11 +92,11 @@ def test_the_error_still_points_at_the_definition() -> None:
 
 
 def test_text_input_reports_the_definition_position() -> None:
-    """Configuration text has no file to look in: the use is the definition's position."""
+    """Configuration text has no file to look in: the use is where the value starts."""
     config = load_config(text="START = $(NOWHERE) && True\n")
     with pytest.raises(ConfigError) as info:
         config.expr("START")
-    assert "used by START at <input>:1:1" in info.value.message
+    assert "used by START at <input>:1:9" in info.value.message
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.config")), ids=lambda p: p.name)

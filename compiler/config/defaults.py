@@ -3,7 +3,9 @@
 HTCondor answers a look-up the file does not define from its built-in parameter table;
 Condor 6.x started from the manual's default policy. Both are data under
 spec/config/defaults/<era>.yaml. Values are raw: they are expanded at look-up time like
-any definition, so redefining MINUTE in a file changes StartIdleTime's default.
+any definition, so redefining MINUTE in a file changes StartIdleTime's default. How the
+era's reader reads text (comments in continuations, `NAME : value`) is data too, in
+spec/config/eras.yaml: the reader never tests an era's name.
 """
 
 from __future__ import annotations
@@ -17,9 +19,21 @@ from typing import Any
 import yaml
 
 from compiler.config.errors import ConfigError
+from compiler.spec import ERAS
 
-#: The eras the reader knows, oldest first.
-ERAS = ("condor-6.4", "condor-6.8", "htcondor-current")
+
+@dataclass(frozen=True, slots=True)
+class ReaderOptions:
+    """How one era's reader reads configuration text (spec/config/eras.yaml says why).
+
+    `old_comments`: a comment ending in `\\` continues and a `#` line inside a
+    continuation is text (Condor 6.x); `colon_warns`: `NAME : value` draws HTCondor's
+    "obsolete use of ':'" warning, except for the names in `colon_exempt` (upper case).
+    """
+
+    old_comments: bool
+    colon_warns: bool
+    colon_exempt: frozenset[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +50,7 @@ class EraDefaults:
     values: MappingProxyType[str, tuple[str, str]]
     detected: frozenset[str]
     exported: frozenset[str]
+    reader: ReaderOptions
 
     def raw(self, name: str) -> str | None:
         entry = self.values.get(name.upper())
@@ -69,4 +84,28 @@ def era_defaults(era: str) -> EraDefaults:
         values=MappingProxyType(values),
         detected=frozenset(n.upper() for n in document.get("detected", [])),
         exported=frozenset(n.upper() for n in document.get("exported", [])),
+        reader=_reader_options()[era],
+    )
+
+
+@cache
+def _reader_options() -> MappingProxyType[str, ReaderOptions]:
+    """Every era's ReaderOptions from spec/config/eras.yaml (each era must have one)."""
+    source = resources.files("spec.config").joinpath("eras.yaml")
+    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    entries: dict[str, Any] = document["eras"]
+    missing = [era for era in ERAS if era not in entries]
+    if missing:
+        raise ConfigError(f"no reader options for era {', '.join(missing)}", file=str(source))
+    return MappingProxyType(
+        {
+            era: ReaderOptions(
+                old_comments=bool(entry["old_comments_in_continuation"]),
+                colon_warns=bool(entry["colon_assignment_warns"]),
+                colon_exempt=frozenset(
+                    str(n).upper() for n in entry.get("colon_assignment_exempt") or ()
+                ),
+            )
+            for era, entry in entries.items()
+        }
     )

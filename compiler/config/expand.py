@@ -355,3 +355,22 @@ def expand_self(value: str, selves: frozenset[str], previous: Callable[[str], st
         earlier = previous(name)
         replacement = default if colon and not earlier else (earlier or "")
         value = value[: macro.start] + replacement + value[macro.end :]
+
+
+def empty_self_references(
+    value: str, selves: frozenset[str], previous: Callable[[str], str | None]
+) -> tuple[str, ...]:
+    """The references `expand_self` will replace by nothing (no earlier value, no default).
+
+    Kept so that an error message can say a name was defined too late.
+    """
+    found: list[str] = []
+    position = 0
+    while (macro := next_macro(value, position)) is not None:
+        position = macro.end
+        if macro.kind not in ("NORMAL", "FILENAME"):
+            continue
+        name, colon, default = macro.body.partition(":")
+        if name.upper() in selves and not previous(name) and not (colon and default):
+            found.append(name)
+    return tuple(found)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+from compiler.config.diagnose import empty_macros, startd_verdict
 from compiler.config.errors import ConfigError
 from compiler.config.expand import Context, MacroCycle, MacroProblem, expand
 from compiler.config.table import DEFAULT_ORIGIN, DETECTED_ORIGIN, Definition, Origin, Table
@@ -53,6 +54,11 @@ class Config:
 
     # -- look-ups -------------------------------------------------------------------------
 
+    @property
+    def context(self) -> Context:
+        """What macro expansion needs besides the table (the environment)."""
+        return Context(self.env)
+
     def raw(self, name: str) -> str | None:
         """The unexpanded value a look-up of NAME finds (file, detected or default)."""
         return self.table.raw(name)
@@ -82,9 +88,10 @@ class Config:
         except ClassAdSyntaxError as err:
             reason = getattr(err, "message", str(err))
             where = f" at column {err.column} of" if getattr(err, "column", None) else " in"
-            raise self._error(
-                name, f"{name} is not a valid ClassAd expression: {reason}{where} '{value}'"
-            ) from None
+            lines = [f"{name} is not a valid ClassAd expression: {reason}{where} '{value}'"]
+            lines += [empty.describe() for empty in empty_macros(self.table, self.context, name)]
+            lines.append(startd_verdict(name))
+            raise self._error(name, "\n  ".join(lines)) from None
 
     def defined(self, name: str) -> bool:
         """True when NAME has a non-empty raw value (the `if defined` test)."""

@@ -22,7 +22,14 @@ from pathlib import Path
 from compiler.config.conditions import ConditionContext, ConditionError, evaluate_condition
 from compiler.config.defaults import EraDefaults
 from compiler.config.errors import ConfigError
-from compiler.config.expand import Context, MacroCycle, MacroProblem, expand, expand_self
+from compiler.config.expand import (
+    Context,
+    MacroCycle,
+    MacroProblem,
+    empty_self_references,
+    expand,
+    expand_self,
+)
 from compiler.config.files import decode, read_bytes
 from compiler.config.files import directory_files as directory_files  # re-exported (used by CLI)
 from compiler.config.lines import LogicalLine, logical_lines
@@ -83,7 +90,7 @@ def _error(state: ReadState, message: str, file: str, where: LogicalLine, column
             file=file,
             line=where.line,
             column=column or where.column,
-            source_line=where.source_line,
+            source_line=where.source_line or None,
         )
     )
 
@@ -128,7 +135,7 @@ def read_text(
     frames: list[_IfFrame] = []
     here: tuple[str, str, LogicalLine, list[str]] | None = None
     strict = False
-    for logical in logical_lines(text, state.defaults.era != "htcondor-current"):
+    for logical in logical_lines(text, state.defaults.reader.old_comments):
         line = logical.text
         if here is not None:
             name, tag, start, collected = here
@@ -257,7 +264,8 @@ def _test(state: ReadState, condition: str, file: str, where: LogicalLine) -> bo
 def _colon_assignment(
     state: ReadState, statement: Assign, file: str, where: LogicalLine, strict: bool
 ) -> None:
-    if statement.name.lower() == "runbenchmarks" or state.defaults.era != "htcondor-current":
+    options = state.defaults.reader
+    if not options.colon_warns or statement.name.upper() in options.colon_exempt:
         return
     message = (
         f"obsolete use of ':' for parameter assignment at {statement.name} : {statement.value}"
@@ -315,19 +323,33 @@ def _assign(
     column: int | None = None,
 ) -> None:
     selves = state.table.self_names(name)
+    early_empty = empty_self_references(value, selves, state.table.raw)
     value = expand_self(value, selves, state.table.raw)
-    # HTCondor stores a first definition that equals the built-in default (ignoring case
-    # and surrounding blanks) as the default itself, so `START = TRUE` reads back `True`;
-    # a later redefinition is stored as written.
     default = state.defaults.raw(name.split(".", 1)[-1])
-    first = name.upper() not in state.table.definitions
-    if first and default is not None and value.strip().lower() == default.strip().lower():
+    as_default = False
+    if default is not None and not state.table.is_set(name) and same_param_value(default, value):
+        # HTCondor (config.cpp, `insert_macro`): a name not yet in the macro set that is
+        # assigned its built-in default is not stored at all (`SUSPEND = FALSE` reads
+        # back `False`, and so does a second `SUSPEND = FALSE` later or in an included
+        # file); a prefixed name (`STARTD.SUSPEND`) is stored, with the default's text.
+        # Once a name is stored, a redefinition is stored as written.
         value = default
+        as_default = "." not in name
     if use_site is not None:
         origin = Origin(use_site.file, use_site.line, use_site.column, template, where.line)
     else:
         origin = Origin(file, where.line, where.column, None, None, column or where.column)
-    state.table.define(Definition(name, value, origin, colon))
+    state.table.define(Definition(name, value, origin, colon, as_default, early_empty))
+
+
+def same_param_value(default: str, value: str) -> bool:
+    """True when `value` counts as the built-in `default` (config.cpp, `same_param_value`).
+
+    Equal text, or `true`/`false` in any case; nothing else ignores case (on Unix).
+    """
+    if default == value:
+        return True
+    return default.lower() == value.lower() and default.lower() in ("true", "false")
 
 
 def _use(
@@ -374,7 +396,8 @@ def _include(
             _error(
                 state,
                 f"include runs the command '{command}'; reading a configuration never runs "
-                "programs unless allow_commands=True",
+                "programs unless allowed (--allow-commands on the command line, "
+                "allow_commands=True in Python)",
                 file,
                 where,
             )

@@ -68,9 +68,16 @@ def _read_local_files(state: ReadState) -> None:
 
 
 def _read_local(state: ReadState, source: str) -> None:
-    where = LogicalLine(source, 0, 0, "")
     if source.endswith("|"):
-        _include(state, Include(source, False, True, None), "<LOCAL_CONFIG_FILE>", where, 1)
+        # A command: errors point at the LOCAL_CONFIG_FILE definition that names it.
+        named = state.table.winner("LOCAL_CONFIG_FILE")
+        origin = named.origin if named is not None else None
+        if origin is not None and origin.line and not origin.template:
+            file = origin.file
+            where = LogicalLine(source, origin.line, origin.column, "")
+        else:
+            file, where = "<LOCAL_CONFIG_FILE>", LogicalLine(source, 0, 0, "")
+        _include(state, Include(source, False, True, None), file, where, 1)
         return
     path = Path(source)
     if not path.is_file():

@@ -47,12 +47,23 @@ DETECTED_ORIGIN = Origin("<Detected>", 0, 0)
 
 @dataclass(frozen=True, slots=True)
 class Definition:
-    """One assignment: the name as spelled, its raw value, where, and `:` syntax."""
+    """One assignment: the name as spelled, its raw value, where, and `:` syntax.
+
+    `as_default`: HTCondor did not store this assignment because it set a name not yet
+    in the macro set to its built-in default (config.cpp, `insert_macro`); it is kept
+    for provenance, with the default's spelling, but does not make the name "set", so a
+    later assignment of the default is again not stored. `early_empty`: names whose
+    reference in the value was expanded when the line was read (a reference to the
+    name being assigned) and gave nothing; error messages use it to say "defined too
+    late".
+    """
 
     name: str
     raw: str
     origin: Origin
     colon: bool = False
+    as_default: bool = False
+    early_empty: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -68,6 +79,10 @@ class Table:
 
     def define(self, definition: Definition) -> None:
         self.definitions.setdefault(definition.name.upper(), []).append(definition)
+
+    def is_set(self, name: str) -> bool:
+        """True when NAME (exactly, upper-cased) has an assignment HTCondor stored."""
+        return any(not d.as_default for d in self.definitions.get(name.upper(), ()))
 
     def candidates(self, name: str) -> list[str]:
         """Upper-cased names tried for NAME, most specific first."""

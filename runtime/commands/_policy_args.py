@@ -1,7 +1,9 @@
 """Shared command-line handling of "which policy": CONFIG, --era, --policy, --semantics.
 
-Used by every command that compiles a policy (diagram; compile, run, check may share
-it). The rules (DESIGN.md "Command line"): CONFIG is a file or a directory of fragments
+Used by every command that compiles a policy (compile, diagram, run, watch, check); the
+`--allow-commands` switch is defined here once, for them and for `config`, the other
+command that reads a configuration. The rules (DESIGN.md "Command line"): CONFIG is a
+file or a directory of fragments
 read in order; without CONFIG the file named by CONDOR_CONFIG is read if that is set
 (as HTCondor's own tools do), else only the era's shipped defaults (its default
 policy). `--policy NAME` applies the shipped `use POLICY : NAME` template first, so that
@@ -31,6 +33,24 @@ class PolicyChoice:
     description: str
 
 
+#: The one switch that lets `include : command |` (and `include command`) run programs.
+ALLOW_COMMANDS = "--allow-commands"
+
+
+def add_allow_commands_argument(parser: argparse.ArgumentParser) -> None:
+    """`--allow-commands`: the same switch on every command that reads a configuration.
+
+    Reading a configuration never runs programs unless it is given; without it an
+    `include` command is a positioned error that names the switch.
+    """
+    parser.add_argument(
+        ALLOW_COMMANDS,
+        dest="allow_commands",
+        action="store_true",
+        help="let `include : COMMAND |` in the configuration run COMMAND (refused by default)",
+    )
+
+
 def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "config",
@@ -52,6 +72,7 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         default="manual",
         help="follow the era's manual (default) or its real startd code",
     )
+    add_allow_commands_argument(parser)
 
 
 def config_path(args: argparse.Namespace) -> Path | None:
@@ -71,13 +92,14 @@ def load_policy(args: argparse.Namespace) -> PolicyChoice:
     if path is not None and not path.exists():
         raise PolicyError("no such configuration file or directory", file=str(path))
     if not args.policy:
-        config = load_config(path, era=era)
+        config = load_config(path, era=era, allow_commands=args.allow_commands)
         described = str(path) if path is not None else f"{era} default policy"
         return PolicyChoice(config, era, args.semantics, described)
     template = _template(args.policy)
     lines = [f"use POLICY : {template}"]
     lines += [f"include : {file.resolve()}" for file in _files(path)]
-    config = load_config(text="\n".join(lines) + "\n", era=era)
+    text = "\n".join(lines) + "\n"
+    config = load_config(text=text, era=era, allow_commands=args.allow_commands)
     described = f"use POLICY : {template}" + (f" + {path}" if path is not None else "")
     return PolicyChoice(config, era, args.semantics, described)
 

@@ -17,7 +17,7 @@ import sys
 
 from compiler.config import Config, ConfigError, load_config
 from compiler.spec import DEFAULT_ERA, ERAS
-from runtime.commands._policy_args import config_path
+from runtime.commands._policy_args import add_allow_commands_argument, config_path
 
 NAME = "config"
 HELP = "Print configuration values expanded as condor_config_val does (-v: where defined)."
@@ -38,11 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--subsystem", default="STARTD", help="daemon whose view to show (default STARTD)"
     )
     parser.add_argument("--slot", type=int, metavar="N", help="the view of slot N (SLOT<N>_NAME)")
-    parser.add_argument(
-        "--allow-commands",
-        action="store_true",
-        help="let `include : command |` run programs (refused by default)",
-    )
+    add_allow_commands_argument(parser)
 
 
 def _load(args: argparse.Namespace) -> Config:

@@ -15,11 +15,9 @@ import pytest
 from compiler.config import load_config
 from compiler.errors import PolicyError
 from tests.config.differential import compare
+from tests.config.realworld import FILES, REALWORLD, needs_realworld
 
-REALWORLD = Path("/work/shared/realworld-configs")
-FILES = sorted(p for p in REALWORLD.glob("*.conf*"))
-
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, needs_realworld]
 
 
 def test_all_44_files_are_present() -> None:

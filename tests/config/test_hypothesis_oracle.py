@@ -44,7 +44,7 @@ def test_generated_configs_match_htcondor(files: tuple[str, str]) -> None:
     _check(files)
 
 
-@pytest.mark.slow
+@pytest.mark.explore
 @settings(max_examples=600)
 @given(config_files())
 def test_generated_configs_match_htcondor_many(files: tuple[str, str]) -> None:

@@ -10,8 +10,8 @@ from compiler.classad import parse, unparse
 from compiler.config import ConfigError, load_config
 from compiler.errors import PolicyError
 from tests.oracle import classad2
+from tests.paths import realworld_params
 
-REALWORLD = sorted(Path("/work/shared/realworld-configs").glob("*.conf*"))
 POLICY = (
     "START",
     "SUSPEND",
@@ -56,7 +56,7 @@ def _oracle_parses(text: str) -> bool:
 
 
 @pytest.mark.oracle
-@pytest.mark.parametrize("path", REALWORLD, ids=[p.name for p in REALWORLD])
+@pytest.mark.parametrize("path", realworld_params())
 def test_policy_expressions_of_real_configs_parse_like_htcondor(path: Path) -> None:
     try:
         config = load_config(path)

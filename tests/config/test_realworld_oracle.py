@@ -15,18 +15,19 @@ import pytest
 from compiler.config import load_config
 from compiler.errors import PolicyError
 from tests.config.differential import compare
+from tests.paths import realworld_file, realworld_files, realworld_params, shared_path
 
-REALWORLD = Path("/work/shared/realworld-configs")
-FILES = sorted(p for p in REALWORLD.glob("*.conf*"))
+FILES = realworld_files()
 
 pytestmark = pytest.mark.oracle
 
 
 def test_all_44_files_are_present() -> None:
+    shared_path("realworld-configs")
     assert len(FILES) == 44
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
+@pytest.mark.parametrize("path", realworld_params())
 def test_realworld_file_matches_htcondor(path: Path) -> None:
     result = compare(path)
     if result.oracle_refused:
@@ -38,7 +39,7 @@ def test_realworld_file_matches_htcondor(path: Path) -> None:
 
 
 def test_command_include_is_refused_with_a_clear_message() -> None:
-    path = REALWORLD / "htcondor-generic-2016-minimal-include-command.config"
+    path = realworld_file("htcondor-generic-2016-minimal-include-command.config")
     with pytest.raises(PolicyError) as info:
         load_config(path)
     assert "allow_commands=True" in info.value.format()
@@ -46,13 +47,14 @@ def test_command_include_is_refused_with_a_clear_message() -> None:
 
 
 def test_missing_local_config_file_is_refused_like_htcondor() -> None:
-    path = REALWORLD / "htcondor-generic-2009-v7.2-uwcs.config"
+    path = realworld_file("htcondor-generic-2009-v7.2-uwcs.config")
     with pytest.raises(PolicyError) as info:
         load_config(path)
     assert "LOCAL_CONFIG_FILE" in info.value.format()
 
 
 def test_loaded_counts_match_sources_md() -> None:
+    shared_path("realworld-configs")
     loaded = refused = 0
     for path in FILES:
         try:
@@ -66,17 +68,17 @@ def test_loaded_counts_match_sources_md() -> None:
 
 
 PREFIXED = [
-    REALWORLD / "alahiff-k8s-worker-pslot-start-selfage.config",
-    REALWORLD / "glideinwms-glidein-base.config",
-    REALWORLD / "osgvo-docker-pilot-main.config",
-    REALWORLD / "htcondor-generic-redhat-2021-uwcs-config-dir.config",
+    "alahiff-k8s-worker-pslot-start-selfage.config",
+    "glideinwms-glidein-base.config",
+    "osgvo-docker-pilot-main.config",
+    "htcondor-generic-redhat-2021-uwcs-config-dir.config",
 ]
 
 
 @pytest.mark.parametrize("subsystem", ["SCHEDD", "NEGOTIATOR", "MASTER"])
-@pytest.mark.parametrize("path", PREFIXED, ids=[p.name for p in PREFIXED])
-def test_other_daemons_see_what_htcondor_shows_them(path: Path, subsystem: str) -> None:
-    result = compare(path, subsystem=subsystem)
+@pytest.mark.parametrize("name", PREFIXED)
+def test_other_daemons_see_what_htcondor_shows_them(name: str, subsystem: str) -> None:
+    result = compare(realworld_file(name), subsystem=subsystem)
     assert result.our_error is None and not result.oracle_refused
     assert result.mismatches == {}
 

@@ -23,9 +23,10 @@ TESTS = ROOT / "tests"
 
 def _readme_test_command() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    commands = [line for line in re.findall(r"```sh\n(.*?)```", readme, re.S) if "pytest" in line]
-    assert commands, "README.md shows no test command"
-    return commands[0].strip()
+    blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+    commands = [b.strip() for b in blocks if "pip install" in b and "pytest" in b]
+    assert len(commands) == 1, f"README.md should show one set-up-and-test command: {commands}"
+    return commands[0]
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:

@@ -83,7 +83,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     if not shared.is_dir():
         terminalreporter.write_line(
             f"NOTE: {shared} is absent: the tests that read the real-world configurations, "
-            "the seeds and the reference were skipped (set CONDOR_POLICY_SHARED to a copy).",
+            "the seeds and the reference were skipped (they need ../shared next to the repository).",
             yellow=True,
             bold=True,
         )

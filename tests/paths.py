@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -37,33 +36,3 @@ def shared_path(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(absent_reason(path))
     return path
-
-
-def realworld_dir() -> Path:
-    return shared_dir() / "realworld-configs"
-
-
-def realworld_files() -> list[Path]:
-    """The real-world configurations (empty when ../shared is absent)."""
-    return sorted(realworld_dir().glob("*.conf*"))
-
-
-def realworld_params() -> list[Any]:
-    """`parametrize` values for the real-world configurations: one per file, or a single
-    skipped placeholder that says where it looked (an empty parameter set would skip with
-    no such reason)."""
-    files = realworld_files()
-    if files:
-        return [pytest.param(path, id=path.name) for path in files]
-    return [
-        pytest.param(
-            realworld_dir(),
-            id="realworld-configs-absent",
-            marks=pytest.mark.skip(reason=absent_reason(realworld_dir())),
-        )
-    ]
-
-
-def realworld_file(name: str) -> Path:
-    """One real-world configuration by name; skips the calling test when it is absent."""
-    return shared_path("realworld-configs", name)

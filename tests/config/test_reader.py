@@ -11,7 +11,7 @@ import pytest
 
 from compiler.config import ConfigError, load_config
 from compiler.errors import PolicyError, PolicyErrors
-from tests.paths import realworld_file
+from tests.config.realworld import REALWORLD, needs_realworld
 
 
 def get(text: str, name: str, **kwargs: object) -> str | None:
@@ -324,8 +324,9 @@ def test_6x_eras_read_comments_the_old_way() -> None:
     assert new.get("B") == "x y"
 
 
+@needs_realworld
 def test_6_2_sample_config_reads_in_its_era_but_not_today() -> None:
-    path = realworld_file("htcondor-generic-2000-v6.2-colon-syntax.config")
+    path = REALWORLD / "htcondor-generic-2000-v6.2-colon-syntax.config"
     text = path.read_text().replace("LOCAL_CONFIG_FILE", "NO_LOCAL_CONFIG_FILE")
     with pytest.raises(PolicyError, match="illegal name"):
         load_config(text=text)

@@ -15,19 +15,16 @@ import pytest
 from compiler.config import load_config
 from compiler.errors import PolicyError
 from tests.config.differential import compare
-from tests.paths import realworld_file, realworld_files, realworld_params, shared_path
+from tests.config.realworld import FILES, REALWORLD, needs_realworld
 
-FILES = realworld_files()
-
-pytestmark = pytest.mark.oracle
+pytestmark = [pytest.mark.oracle, needs_realworld]
 
 
 def test_all_44_files_are_present() -> None:
-    shared_path("realworld-configs")
     assert len(FILES) == 44
 
 
-@pytest.mark.parametrize("path", realworld_params())
+@pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_realworld_file_matches_htcondor(path: Path) -> None:
     result = compare(path)
     if result.oracle_refused:
@@ -39,7 +36,7 @@ def test_realworld_file_matches_htcondor(path: Path) -> None:
 
 
 def test_command_include_is_refused_with_a_clear_message() -> None:
-    path = realworld_file("htcondor-generic-2016-minimal-include-command.config")
+    path = REALWORLD / "htcondor-generic-2016-minimal-include-command.config"
     with pytest.raises(PolicyError) as info:
         load_config(path)
     assert "allow_commands=True" in info.value.format()
@@ -47,14 +44,13 @@ def test_command_include_is_refused_with_a_clear_message() -> None:
 
 
 def test_missing_local_config_file_is_refused_like_htcondor() -> None:
-    path = realworld_file("htcondor-generic-2009-v7.2-uwcs.config")
+    path = REALWORLD / "htcondor-generic-2009-v7.2-uwcs.config"
     with pytest.raises(PolicyError) as info:
         load_config(path)
     assert "LOCAL_CONFIG_FILE" in info.value.format()
 
 
 def test_loaded_counts_match_sources_md() -> None:
-    shared_path("realworld-configs")
     loaded = refused = 0
     for path in FILES:
         try:
@@ -68,17 +64,17 @@ def test_loaded_counts_match_sources_md() -> None:
 
 
 PREFIXED = [
-    "alahiff-k8s-worker-pslot-start-selfage.config",
-    "glideinwms-glidein-base.config",
-    "osgvo-docker-pilot-main.config",
-    "htcondor-generic-redhat-2021-uwcs-config-dir.config",
+    REALWORLD / "alahiff-k8s-worker-pslot-start-selfage.config",
+    REALWORLD / "glideinwms-glidein-base.config",
+    REALWORLD / "osgvo-docker-pilot-main.config",
+    REALWORLD / "htcondor-generic-redhat-2021-uwcs-config-dir.config",
 ]
 
 
 @pytest.mark.parametrize("subsystem", ["SCHEDD", "NEGOTIATOR", "MASTER"])
-@pytest.mark.parametrize("name", PREFIXED)
-def test_other_daemons_see_what_htcondor_shows_them(name: str, subsystem: str) -> None:
-    result = compare(realworld_file(name), subsystem=subsystem)
+@pytest.mark.parametrize("path", PREFIXED, ids=[p.name for p in PREFIXED])
+def test_other_daemons_see_what_htcondor_shows_them(path: Path, subsystem: str) -> None:
+    result = compare(path, subsystem=subsystem)
     assert result.our_error is None and not result.oracle_refused
     assert result.mismatches == {}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
 
 from hypothesis import given, settings
 
@@ -11,9 +10,10 @@ from compiler.classad import UNDEFINED, ClassAd, ast, parse, unparse
 from compiler.classad.compile import compile_expr
 from compiler.classad.evaluator import evaluate
 from compiler.classad.values import type_name
+from tests.budget import examples
 from tests.classad.strategies import ads, policy_exprs
 
-EXAMPLES = 3000 if os.environ.get("CI") else 400
+EXAMPLES = examples(400)
 NOW = 1_000_000_000
 
 

@@ -8,21 +8,20 @@ attributes refer to each other (including cycles). Both sides parse the same tex
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.classad import ast, unparse
 from compiler.classad.evaluator import evaluate
+from tests.budget import examples
 from tests.classad.oracle_support import NoOracleAnswer, oracle_eval, same
 from tests.classad.strategies import ads, policy_exprs, typed_ads, typed_exprs
 
 pytestmark = pytest.mark.oracle
 
 #: Examples per property: thousands in CI, a quick sample locally.
-EXAMPLES = 2500 if os.environ.get("CI") else 200
+EXAMPLES = examples(200)
 
 
 def _check(expr: ast.Expr, my: dict | None, target: dict | None) -> None:

@@ -53,7 +53,7 @@ def test_generated_configs_match_htcondor(files: tuple[str, str]) -> None:
     _check(files)
 
 
-@pytest.mark.slow
+@pytest.mark.explore
 @settings(max_examples=600)
 @given(config_files())
 @example(FOUND[0])

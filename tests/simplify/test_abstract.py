@@ -5,7 +5,6 @@ contains the value's truth value."""
 from __future__ import annotations
 
 import math
-import os
 from typing import Any
 
 from hypothesis import given, settings
@@ -14,10 +13,11 @@ from hypothesis import strategies as st
 from compiler.classad import ast as A
 from compiler.simplify.abstract import abstract, truth_values
 from compiler.simplify.domains import Env
+from tests.budget import examples
 from tests.simplify.helpers import ads, guards, oracle_eval
 from tests.simplify.test_soundness import DOMAINS, _domain_machine
 
-EXAMPLES = 400 if os.environ.get("CI") else 150
+EXAMPLES = examples(150)
 
 
 def _kind(v: Any) -> str:

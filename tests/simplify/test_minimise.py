@@ -4,6 +4,8 @@ minimising silently above 8 variables)."""
 
 from __future__ import annotations
 
+import pytest
+
 from compiler.classad import parse, unparse
 from compiler.simplify import Domain, simplify
 
@@ -29,6 +31,7 @@ def test_more_atoms_than_max_vars_is_reported() -> None:
     assert any("11 atoms" in n and "max_vars=8" in n for n in got.notes)
 
 
+@pytest.mark.slow  # exact minimisation over 10 atoms: the longest single test
 def test_max_vars_can_be_raised() -> None:
     got = simplify(parse(_redundant_guard(10)), domains=NUMS, max_vars=10)
     assert got.minimised

@@ -4,7 +4,6 @@ could publish, and the simplifications an administrator should see."""
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
@@ -16,6 +15,7 @@ from compiler.classad import ast as A
 from compiler.classad import parse, unparse
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.simplify import STARTD_DOMAINS, simplify, truth
+from tests.budget import examples
 from tests.simplify.desktop import ALL, DESKTOP, GUARDS
 from tests.simplify.helpers import oracle_eval
 
@@ -56,7 +56,7 @@ JOB = st.fixed_dictionaries(
 
 
 @pytest.mark.parametrize("name", list(ALL))
-@settings(max_examples=100 if os.environ.get("CI") else 30)
+@settings(max_examples=examples(30))
 @given(
     machines=st.lists(MACHINE, min_size=10, max_size=10),
     jobs=st.lists(JOB, min_size=10, max_size=10),

@@ -9,7 +9,6 @@ reals (NaN, infinities), strings of different case and lists.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pytest
@@ -18,10 +17,11 @@ from hypothesis import strategies as st
 
 from compiler.classad import ast as A
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify
+from tests.budget import examples
 from tests.simplify.helpers import ads, guards, normalise, oracle_eval, project_evaluator
 
 CASES_PER_GUARD = 12
-EXAMPLES = 300 if os.environ.get("CI") else 120
+EXAMPLES = examples(120)
 
 
 def _check(
@@ -102,7 +102,7 @@ def test_assumed_value_is_partial_evaluation(
         assert oracle_eval(out, my, target) == oracle_eval(e, my, target), (e, out, target)
 
 
-@pytest.mark.slow
+@pytest.mark.explore
 @settings(max_examples=3000)
 @given(
     guards(),

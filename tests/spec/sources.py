@@ -6,15 +6,10 @@ copied from the spec under test, so a wrong spec row makes a test fail.
 
 from __future__ import annotations
 
-import os
 import re
 from functools import cache
-from pathlib import Path
 
-import pytest
-
-SHARED = Path(os.environ.get("CONDOR_POLICY_SHARED", "/work/shared"))
-REFERENCE = SHARED / "reference" / "transitions.md"
+from tests.paths import shared_path
 
 #: "transition 14", "transition **14**", "transitions **34** and **35**", "transitions 1, 2 or 3"
 _MENTION = re.compile(
@@ -22,20 +17,19 @@ _MENTION = re.compile(
 )
 
 
-def shared_text(path: Path) -> str:
-    if not path.exists():
-        pytest.skip(f"shared documents not available ({path})")
-    return path.read_text(encoding="utf-8")
+def shared_text(*parts: str) -> str:
+    """A document under ../shared; skips the calling test (saying where) when absent."""
+    return shared_path(*parts).read_text(encoding="utf-8")
 
 
 @cache
 def seed_text(name: str) -> str:
-    return normalize(shared_text(SHARED / "seeds" / name))
+    return normalize(shared_text("seeds", name))
 
 
 @cache
 def reference_text() -> str:
-    return shared_text(REFERENCE)
+    return shared_text("reference", "transitions.md")
 
 
 def normalize(text: str) -> str:

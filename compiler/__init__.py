@@ -4,6 +4,13 @@
 immutable, checked structures (expressions, configurations, state tables, diagrams).
 It never imports `runtime` and never prints or exits: it returns values or raises
 `compiler.errors.PolicyError` subclasses.
+
+This module is the package's face: `compile_policy`, `policy_differences`,
+`load_attributes`, and the types of what they return (`StateTable`, its `Row` and
+`CompiledGuard`, the `Program` with its `Settings` and `Knob`s) plus `holds` (the
+startd's test of a guard's value). The runtime imports these from here, never from the
+modules that define them; the subpackages (`compiler.classad`, `compiler.config`,
+`compiler.spec`, ...) are faces of their own.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -11,10 +18,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from compiler.attributes import load_attributes
     from compiler.policy import RowDifference, compile_policy, policy_differences
-    from compiler.table import StateTable, holds
+    from compiler.program import Knob, Program, Settings
+    from compiler.table import CompiledGuard, Row, StateTable, holds
 
 __all__ = [
+    "CompiledGuard",
+    "Knob",
+    "Program",
+    "Row",
     "RowDifference",
+    "Settings",
     "StateTable",
     "compile_policy",
     "holds",
@@ -28,7 +41,12 @@ _HOMES = {
     "policy_differences": "compiler.policy",
     "RowDifference": "compiler.policy",
     "StateTable": "compiler.table",
+    "Row": "compiler.table",
+    "CompiledGuard": "compiler.table",
     "holds": "compiler.table",
+    "Program": "compiler.program",
+    "Settings": "compiler.program",
+    "Knob": "compiler.program",
     "load_attributes": "compiler.attributes",
 }
 

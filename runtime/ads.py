@@ -20,12 +20,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler.classad import UNDEFINED, compile_expr, parse, unparse
+from compiler import Program, holds
+from compiler.classad import UNDEFINED, compile_expr, function_context, parse, unparse
 from compiler.classad.ast import Expr
-from compiler.classad.evaluator import function_context
-from compiler.program import Program
-from compiler.spec.ir import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
-from compiler.table import holds
+from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 
 #: Activities whose time counts as job run time (Claim::getJobTotalRunTime).
 RUN_ACTIVITIES = ("Busy", "Retiring")

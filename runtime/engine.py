@@ -25,10 +25,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from compiler import Settings, StateTable
 from compiler.machine import trigger_name
-from compiler.program import Settings
-from compiler.spec.ir import EVENT_KINDS, EraSpec, Pair
-from compiler.table import StateTable
+from compiler.spec import EVENT_KINDS, EraSpec, Pair
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler import CompiledGuard
 from compiler.classad import unparse
 from compiler.classad.ast import Expr
-from compiler.spec import guard_names
-from compiler.spec.ir import Trigger
-from compiler.table import CompiledGuard
+from compiler.spec import Trigger, guard_names
 
 #: (guard, is an activity choice, MY, TARGET) for each guard found TRUE while firing.
 Tested = tuple[CompiledGuard, bool, Any, Any]

@@ -39,11 +39,11 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
+from compiler import CompiledGuard, StateTable
 from compiler.classad import ClassAd
 from compiler.errors import PolicyError
 from compiler.machine import pair_name, to_transitions, trigger_index
-from compiler.spec.ir import Action, Pair
-from compiler.table import CompiledGuard, StateTable
+from compiler.spec import Action, Pair
 from runtime.ads import (
     Env,
     SlotState,

@@ -14,10 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler import holds
 from compiler.classad import ClassAd
 from compiler.classad.ast import Expr
-from compiler.spec.ir import EraSpec, Pair
-from compiler.table import holds
+from compiler.spec import EraSpec, Pair
 from runtime.ads import PolicyExprs, SlotState, cpu_busy_attrs, machine_ad, predicates
 from runtime.fired import jsonable
 from runtime.sensors.fake import FakeSensors

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.spec.ir import EraSpec, Pair
+from compiler.spec import EraSpec, Pair
 from runtime.ads import PolicyExprs, SlotState, max_vacate_time, retirement_remaining
 
 

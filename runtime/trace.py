@@ -26,9 +26,9 @@ from typing import Any
 
 import yaml
 
+from compiler import StateTable
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS, load_spec
-from compiler.table import StateTable
 from compiler.textio import read_text
 from runtime.clock import SimClock
 from runtime.fired import num

@@ -1,8 +1,10 @@
-"""The runtime's dependency rule: it imports compiler.* and libraries, never tests or the oracle."""
+"""The runtime's dependency rule: it imports the compiler through its package faces and
+libraries, never tests or the oracle."""
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -32,16 +34,12 @@ def test_no_import_of_tests_or_the_oracle(path: Path) -> None:
             assert name.split(".")[0] not in forbidden, f"{path.name} imports {name}"
 
 
-# -- the top floor: runtime/check and the CLI use only public faces ------------------------
+# -- every runtime module uses only the compiler's public faces ------------------------------
 
-TOP_FLOOR = [
-    *sorted((ROOT / "runtime" / "check").glob("*.py")),
-    *sorted((ROOT / "runtime" / "commands").glob("*.py")),
-    ROOT / "runtime" / "cli.py",
-    ROOT / "runtime" / "view.py",
-]
+ALL_RUNTIME = sorted((ROOT / "runtime").rglob("*.py"))
 #: The compiler's public faces: its packages' __init__ (`compiler` holds compile_policy,
-#: StateTable, holds, ...), the AST node types, the error root and the transitions adapter.
+#: StateTable, Row, CompiledGuard, Program, Settings, holds, ...), the AST node types, the
+#: error root, the text reader and the transitions adapter.
 FACES = frozenset({
     "compiler", "compiler.analysis", "compiler.classad", "compiler.classad.ast",
     "compiler.config", "compiler.diagram", "compiler.errors", "compiler.machine",
@@ -65,8 +63,11 @@ def imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-@pytest.mark.parametrize("path", TOP_FLOOR, ids=lambda p: str(p.relative_to(ROOT)))
-def test_top_floor_uses_only_public_faces(path: Path) -> None:
+@pytest.mark.parametrize("path", ALL_RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))
+def test_runtime_uses_only_public_faces(path: Path) -> None:
+    """Every module of runtime/ (the engine, the ad builder, the clock, the sensors as much
+    as the CLI and the checker) imports the compiler through its package faces only, and
+    no private name of the compiler or of another runtime package."""
     package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
     for module, names in imports(path):
         root = module.split(".")[0]
@@ -82,7 +83,7 @@ def test_top_floor_uses_only_public_faces(path: Path) -> None:
 
 def test_the_walker_exceptions_are_still_needed() -> None:
     """An entry of WALKERS that no file uses any more must be removed from the list."""
-    used = {(p.name, m) for p in TOP_FLOOR for m, _ in imports(p) if (p.name, m) in WALKERS}
+    used = {(p.name, m) for p in ALL_RUNTIME for m, _ in imports(p) if (p.name, m) in WALKERS}
     assert not WALKERS - used, f"no longer imported, remove from WALKERS: {WALKERS - used}"
 
 
@@ -108,7 +109,35 @@ def test_the_rule_can_fail(tmp_path: Path) -> None:
     assert ("runtime.ads", ("_context",)) in found
 
 
-ALL_RUNTIME = sorted((ROOT / "runtime").rglob("*.py"))
+def test_the_compiler_face_is_complete_and_lazy() -> None:
+    """`compiler/__init__.py` names each public type three times: in `__all__`, in its
+    TYPE_CHECKING imports (what mypy sees) and in the table `__getattr__` imports from on
+    first use. The three agree, every name resolves, and importing `compiler` imports none
+    of the modules behind it (`import compiler.classad` must not pull in sympy)."""
+    import subprocess
+    import sys
+
+    import compiler
+
+    tree = ast.parse((ROOT / "compiler" / "__init__.py").read_text())
+    typed = {
+        alias.name: node.module
+        for block in tree.body
+        if isinstance(block, ast.If) and ast.unparse(block.test) == "TYPE_CHECKING"
+        for node in block.body
+        if isinstance(node, ast.ImportFrom)
+        for alias in node.names
+    }
+    assert set(typed) == set(compiler.__all__)
+    for name, home in typed.items():
+        assert getattr(compiler, name) is getattr(importlib.import_module(str(home)), name)
+    probe = (
+        "import sys, compiler; print(sorted(m for m in sys.modules if m.startswith('compiler.')))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert loaded == "[]", f"`import compiler` imports {loaded}"
 
 
 @pytest.mark.parametrize("path", ALL_RUNTIME, ids=lambda p: str(p.relative_to(ROOT)))

@@ -14,11 +14,11 @@ What happens after the root file (LOCAL_CONFIG_*, environment) is in `sources`.
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.config.arglist import ArgListError, split_command
 from compiler.config.conditions import ConditionContext, ConditionError, evaluate_condition
 from compiler.config.defaults import EraDefaults
 from compiler.config.errors import ConfigError
@@ -427,10 +427,11 @@ def _run_command(
     state: ReadState, command: str, file: str, where: LogicalLine, optional: bool
 ) -> str | None:
     try:
-        result = subprocess.run(
-            shlex.split(command), capture_output=True, timeout=COMMAND_TIMEOUT, check=False
-        )
-    except (OSError, ValueError, subprocess.TimeoutExpired) as err:
+        args = split_command(command)
+        if not args:
+            raise ArgListError("no program to run")
+        result = subprocess.run(args, capture_output=True, timeout=COMMAND_TIMEOUT, check=False)
+    except (OSError, ValueError, subprocess.TimeoutExpired) as err:  # ValueError: ArgListError, NUL
         if not optional:
             _error(state, f"include command '{command}' failed: {err}", file, where)
         return None

@@ -68,16 +68,27 @@ def test_command_include_runs_when_allowed_like_htcondor() -> None:
     assert result.mismatches == {}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HTCondor does not read shell quotes in an include command's arguments "
-    '(echo prints "SUSPEND = False" with its quotes, an illegal identifier); we do',
-)
-def test_command_include_quotes_are_not_shell_quotes(tmp_path: Path) -> None:
-    path = tmp_path / "quoted.config"
-    path.write_text('include : /bin/echo "SUSPEND = False" |\n')
+#: `include : COMMAND |` texts whose argument splitting matters: HTCondor's ArgList
+#: (condor_arglist.cpp, AppendArgsV1RawOrV2Quoted) reads V1 raw words, where quotes are
+#: ordinary characters, or a V2 quoted list inside outer double quotes; never shell quoting.
+COMMANDS = [
+    '/bin/echo "SUSPEND = False"',
+    "/bin/echo 'SUSPEND = False'",
+    "\"/bin/echo 'SUSPEND = False'\"",
+    "\"/bin/echo SUSPEND = ''x''\"",
+    '"/bin/echo \'SUSPEND = ""x""\'"',
+    '"/bin/echo \'unterminated"',
+    '"/bin/echo" trailing',
+    "/bin/echo\tSTART\t=\tTrue",
+]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_command_include_splits_arguments_like_htcondor(tmp_path: Path, command: str) -> None:
+    path = tmp_path / "command.config"
+    path.write_text(f"include : {command} |\n")
     result = compare(path, allow_commands=True)
-    assert result.agrees(), (result.oracle_message, result.our_error, result.mismatches)
+    assert result.agrees, (result.oracle_message, result.our_error, result.mismatches)
 
 
 def _oracle_parses(text: str) -> bool:

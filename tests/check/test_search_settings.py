@@ -49,11 +49,10 @@ def _fields(s: settings) -> dict[str, object]:
 
 @pytest.fixture
 def restore_profile() -> Iterator[None]:
-    loaded = settings.default
+    """Put the session's profile back for the tests that follow."""
+    loaded = settings.get_current_profile_name()
     yield
-    # settings.default is the loaded profile; put it back for the rest of the session
-    settings.register_profile("test_search_settings_restore", parent=loaded)
-    settings.load_profile("test_search_settings_restore")
+    settings.load_profile(loaded)
 
 
 @pytest.mark.parametrize("profile", ["default", "gate", "explore", "test_search_settings_odd"])

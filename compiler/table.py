@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
+from compiler.classad.operators import truth
 from compiler.classad.values import ERROR, UNDEFINED
 from compiler.program import Program
 from compiler.spec import load_spec
@@ -37,15 +38,17 @@ JSON_SCHEMA_VERSION = 2
 
 
 def holds(value: Any) -> bool:
-    """The startd's boolean test (EvaluateAttrBoolEquiv): TRUE or a non-zero number holds;
-    FALSE, zero, UNDEFINED, ERROR, strings, lists and ads do not."""
-    if value is UNDEFINED or value is ERROR:
-        return False
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value != 0 and value == value  # NaN does not hold
-    return False
+    """The startd's boolean test: whether a policy expression's value counts as TRUE.
+
+    HTCondor's startd evaluates START, PREEMPT, ... with `EvalBool`
+    (src/condor_utils/compat_classad.cpp), i.e. `ClassAd::EvaluateAttrBoolEquiv`
+    (src/classad/classad.cpp), which is `Value::IsBooleanValueEquiv`
+    (src/classad/value.cpp): the very test the `?:` operator applies to its selector. So
+    this is `truth` (compiler/classad/operators.py) being TRUE: TRUE or a non-zero number,
+    NaN included (a C++ `double` NaN converts to `true`); FALSE, zero, UNDEFINED, ERROR,
+    strings, lists and ads do not hold.
+    """
+    return truth(value) is True
 
 
 @dataclass(frozen=True, slots=True)

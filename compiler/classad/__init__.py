@@ -18,7 +18,7 @@ from compiler.classad.match import rank, rank_value, requirements_met, symmetric
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
 from compiler.classad.unparse import format_value, unparse
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, UNDEFINED, to_bytes
 
 __all__ = [
     "ERROR",
@@ -38,5 +38,6 @@ __all__ = [
     "rank_value",
     "requirements_met",
     "symmetric_match",
+    "to_bytes",
     "unparse",
 ]

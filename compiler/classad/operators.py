@@ -56,7 +56,12 @@ def wrap64(value: int) -> int:
 
 
 def truth(v: Value) -> Value:
-    """A value as an operand of `&&`, `||`, `!`, `?:`: True, False, UNDEFINED or ERROR."""
+    """A value as an operand of `&&`, `||`, `!`, `?:`: True, False, UNDEFINED or ERROR.
+
+    HTCondor's `Value::IsBooleanValueEquiv` (src/classad/value.cpp): a boolean is itself,
+    a number is TRUE when non-zero (NaN is non-zero, so TRUE), anything else has no truth
+    value. The startd's boolean test (`compiler.table.holds`) is this being True.
+    """
     t = type(v)
     if t is bool:
         return v

@@ -9,7 +9,7 @@ SVG/PNG/PDF is asked for and the `dot` program is not installed; DOT output need
 Public API
 ----------
 `extract(spec, table=None, trace=None, *, kind="activities"|"states", unnumbered=False,
-title=None, policy=None) -> Diagram`; `resolve_trace(spec, trace)`;
+title=None, policy=None) -> Diagram`; `resolve_trace(spec, trace)`; `step_key(text)`;
 `to_dot(diagram, *, show_guards=False) -> str`; `render(diagram, suffix, *,
 show_guards=False) -> bytes`; `write(diagram, path, *, show_guards=False)`;
 the model classes `Diagram`, `Node`, `Cluster`, `Edge`; `FORMATS`.
@@ -20,7 +20,7 @@ and one entry in `output.FORMATS`. `render_mermaid` (".mmd") was added exactly s
 """
 
 from compiler.diagram.errors import DiagramError, GraphvizMissing
-from compiler.diagram.extract import TraceStep, extract, resolve_trace
+from compiler.diagram.extract import TraceStep, extract, resolve_trace, step_key
 from compiler.diagram.model import Cluster, Diagram, Edge, Node
 from compiler.diagram.output import FORMATS, render, write
 from compiler.diagram.render_dot import to_dot
@@ -37,6 +37,7 @@ __all__ = [
     "extract",
     "render",
     "resolve_trace",
+    "step_key",
     "to_dot",
     "write",
 ]

@@ -143,10 +143,29 @@ def _step_key(step: TraceStep, index: int) -> int | str:
     )
 
 
+#: More significant digits than this name no transition (rows are numbered from 1 to a few
+#: dozen); such a step is refused before `int`, which raises for 4,300 digits or more.
+MAX_STEP_DIGITS = 18
+
+
+def step_key(text: str) -> int | str:
+    """A step's text as a transition number (ASCII digits, leading zeros allowed) or, for
+    anything else, as an id. A number too long to name any transition is a
+    `DiagramError` (the caller adds where it was)."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit()):
+        return text
+    if len(text.lstrip("0")) > MAX_STEP_DIGITS:
+        raise DiagramError(f"a {len(text)}-digit step number ({text[:12]}...) names no transition")
+    return int(text)
+
+
 def _resolve_step(spec: EraSpec, key: int | str, current: Pair, index: int) -> Transition:
-    text = str(key).strip()
-    if text.isdigit():
-        key = int(text)
+    if isinstance(key, str):
+        try:
+            key = step_key(key)
+        except DiagramError as err:
+            raise DiagramError(f"trace step {index}: {err.message}") from None
     if isinstance(key, str) and key.startswith("unnumbered:") and "@" not in key:
         candidates = [r for r in spec.transitions if r.number == key]
         here = [r for r in candidates if _leaves(r, current)]

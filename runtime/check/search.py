@@ -201,16 +201,7 @@ def search(
             )
             raise _failure(first.name)(first)
 
-    test = settings(
-        max_examples=max_examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        report_multiple_bugs=True,
-        verbosity=Verbosity.quiet,
-        phases=(Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-    )(given(strategy)(body))
+    test = search_settings(max_examples)(given(strategy)(body))
     test = hseed(seed)(test)
     try:
         test()
@@ -224,6 +215,32 @@ def search(
     names += tuple(p.name for p in props)
     ordered = sorted(minimal.values(), key=lambda c: c.name)
     return SearchResult(count, ordered, coverage, names)
+
+
+def search_settings(max_examples: int) -> settings:
+    """The hypothesis settings of `search`, the same whatever profile is loaded.
+
+    `settings(...)` without a parent inherits every field it does not name from the
+    loaded profile (under pytest, the test suite's `gate` or `explore` profile), so the
+    product's search would depend on how its tests are run. The parent here is
+    hypothesis's own "default" profile and every field the search depends on is named:
+    no example database (a check run leaves nothing behind), no deadline (machines and
+    judges are slow), randomness from `seed` only, all failing properties reported, quiet,
+    only generation and shrinking (nothing replayed from a database or explained), no
+    health check (the trace strategy is large on purpose), no failure blob printed.
+    """
+    return settings(
+        parent=settings.get_profile("default"),
+        max_examples=max_examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        report_multiple_bugs=True,
+        verbosity=Verbosity.quiet,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
 
 
 def _policy_texts(policy: PolicyExprs) -> dict[str, str | None]:

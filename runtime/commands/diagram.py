@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from compiler import StateTable, compile_policy
-from compiler.diagram import DiagramError, TraceStep, extract, write
+from compiler.diagram import DiagramError, TraceStep, extract, step_key, write
 from compiler.errors import PolicyError
 from compiler.spec import load_spec
 from compiler.textio import read_text
@@ -158,15 +159,14 @@ def read_steps(text: str) -> list[TraceStep]:
     except (OSError, ValueError):  # a list too long to be a file name, or with a NUL
         is_file = False
     if not is_file:
-        return [_token(t) for t in text.replace(",", " ").split()]
+        return _tokens(text, file="--highlight", line=None)
     steps: list[TraceStep] = []
     for number, line in enumerate(read_text(path, file=text).splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
+        if not line.strip() or line.lstrip().startswith("#"):
             continue
-        if line.startswith("{"):
+        if line.lstrip().startswith("{"):
             try:
-                steps.append(json.loads(line))
+                step = json.loads(line)
             except json.JSONDecodeError as err:
                 raise PolicyError(
                     f"not a JSON line: {err.msg}", file=text, line=number, source_line=line
@@ -178,10 +178,40 @@ def read_steps(text: str) -> list[TraceStep]:
                     line=number,
                     source_line=line,
                 ) from None
+            _check_json_step(step, file=text, line=number, source_line=line)
+            steps.append(step)
         else:
-            steps.extend(_token(t) for t in line.replace(",", " ").split())
+            steps.extend(_tokens(line, file=text, line=number))
     return steps
 
 
-def _token(token: str) -> TraceStep:
-    return int(token) if token.isdigit() else token
+def _check_json_step(step: Any, *, file: str, line: int, source_line: str) -> None:
+    """A JSON line's "id"/"number" text must be a usable step (`step_key`); the error
+    points at it."""
+    if not isinstance(step, dict):
+        return
+    for name in ("id", "number"):
+        value = step.get(name)
+        if isinstance(value, str):
+            try:
+                step_key(value)
+            except DiagramError as err:
+                column = source_line.find(value[:12])
+                err.file, err.line, err.source_line = file, line, source_line
+                err.column = column + 1 if column >= 0 else None
+                raise
+
+
+def _tokens(text: str, *, file: str, line: int | None) -> list[TraceStep]:
+    """The comma/space separated steps of `text` (one line of a file, or the command-line
+    list), each a number or an id (`step_key`); a bad one is an error at its column."""
+    steps: list[TraceStep] = []
+    for token in re.finditer(r"[^,\s]+", text):
+        try:
+            steps.append(step_key(token.group()))
+        except DiagramError as err:
+            err.file, err.line, err.column = file, line, token.start() + 1
+            if line is not None:
+                err.source_line = text
+            raise
+    return steps

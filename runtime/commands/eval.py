@@ -13,7 +13,9 @@ quoted, `true`/`false`, `undefined`, `error`, reals as `2.500000000000000E+00`, 
 `--json` prints one JSON value: integers, reals, booleans, strings, lists and ads as
 JSON numbers, booleans, strings, arrays and objects; the two special values as
 `{"type": "undefined"}` and `{"type": "error"}`; reals JSON cannot hold as
-`{"type": "real", "value": "inf" | "-inf" | "nan"}`.
+`{"type": "real", "value": "inf" | "-inf" | "nan"}`. A string byte that is not UTF-8
+(`"\\377"`) prints as U+FFFD, so the output is always valid UTF-8 JSON; the plain
+output keeps the exact bytes (`"\\377"`).
 
 A syntax error in EXPR or in an ad file exits with status 2 and `file:line:col`.
 """
@@ -36,6 +38,7 @@ from compiler.classad import (
     format_value,
     load_ad,
     parse,
+    to_bytes,
 )
 from compiler.errors import PolicyError
 
@@ -58,11 +61,22 @@ def to_json(value: Any) -> Any:
         return {"type": "error"}
     if isinstance(value, float) and not math.isfinite(value):
         return {"type": "real", "value": "nan" if math.isnan(value) else str(value)}
+    if isinstance(value, str):
+        return _unicode(value)
     if isinstance(value, list):
         return [to_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
+        return {_unicode(k): to_json(v) for k, v in value.items()}
     return value
+
+
+def _unicode(text: str) -> str:
+    """A ClassAd string (bytes) as Unicode text JSON can hold: bytes that are not UTF-8
+    become U+FFFD. HTCondor's JSON writer copies such bytes through raw (src/classad/
+    jsonSink.cpp, `ClassAdJsonUnParser::UnparseAuxEscapeString`), so its output is not
+    UTF-8; U+FFFD, one per maximal invalid sequence, is what a reader that accepts it
+    (jq; Python's `decode("utf-8", "replace")`) makes of those bytes."""
+    return to_bytes(text).decode("utf-8", "replace")
 
 
 def _load(path: str) -> ClassAd:

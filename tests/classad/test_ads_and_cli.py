@@ -125,6 +125,41 @@ def test_eval_json_output(ads: tuple[str, str], capsys: pytest.CaptureFixture[st
     assert json.loads(capsys.readouterr().out) == {"type": "real", "value": "-inf"}
 
 
+def _oracle_json_value(expr: str) -> object:
+    """HTCondor's JSON for the value of `expr` (ClassAdJsonUnParser, src/classad/
+    jsonSink.cpp), its raw bytes read as jq or `decode("utf-8", "replace")` read them:
+    HTCondor copies bytes that are not UTF-8 into its JSON unchanged."""
+    from tests.oracle import classad2
+
+    ad = classad2.ClassAd(f"[v = {expr}]")
+    try:
+        text = ad.printJson()
+    except UnicodeDecodeError as err:  # the raw bytes: not UTF-8, so not strict JSON
+        text = err.object.decode("utf-8", "replace")
+    return json.loads(text)["v"]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        '"\\377"',
+        '"a\\342\\202b"',  # a truncated 3-byte sequence: one U+FFFD
+        '"\\355\\240\\200"',  # an encoded surrogate (CESU-8): not UTF-8
+        '{"\\377\\376", "ok \\303\\251"}',
+        '[a = "x\\200"]',
+        '"\\303\\251"',  # valid UTF-8 stays as it is
+    ],
+)
+def test_eval_json_strings_with_non_utf8_bytes_are_valid_utf8_json(
+    expr: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["eval", "--json", expr]) == 0
+    ours = json.loads(capsys.readouterr().out)
+    # strict UTF-8: a lone surrogate (the byte kept as U+DCxx) cannot be encoded
+    json.dumps(ours, ensure_ascii=False).encode("utf-8")
+    assert ours == _oracle_json_value(expr)
+
+
 def test_eval_syntax_error_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["eval", "KeyboardIdle > && 1"]) == 2
     err = capsys.readouterr().err

@@ -1,21 +1,26 @@
-"""Where the real-world configurations are: ../shared/realworld-configs next to the repository.
+"""Where the real-world configurations are: realworld-configs/ under ../shared.
 
-They are not part of the repository, so every test that reads them skips (with a reason
-that `-ra` prints) when the directory is absent; the project's own fixtures in
-tests/config/fixtures cover what must always run.
+../shared is found by tests.paths (next to the repository, or $CONDOR_POLICY_SHARED),
+the one lookup every test uses. The configurations are not part of the repository, so
+every test that reads them skips (with a reason that `-ra` prints, naming the path
+looked at) when they are absent; the project's own fixtures in tests/config/fixtures
+cover what must always run.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-#: ../shared/realworld-configs, found relative to the repository root.
-REALWORLD = Path(__file__).resolve().parents[2].parent / "shared" / "realworld-configs"
+from tests.paths import absent_reason, shared_dir
+
+#: realworld-configs/ under ../shared.
+REALWORLD = shared_dir() / "realworld-configs"
 #: The configuration files in it (empty when it is absent).
 FILES = sorted(REALWORLD.glob("*.conf*")) if REALWORLD.is_dir() else []
 #: Skip marker for tests that need the directory.
 needs_realworld = pytest.mark.skipif(
-    not FILES, reason=f"real-world configurations not found at {REALWORLD}: tests skipped"
+    not FILES,
+    reason=absent_reason(REALWORLD)
+    if not REALWORLD.is_dir()
+    else f"SHARED FILES ABSENT: {REALWORLD} holds no *.conf* files: tests skipped",
 )

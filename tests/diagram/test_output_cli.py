@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from compiler.diagram import GraphvizMissing, extract, render, write
+from compiler.diagram import DiagramError, GraphvizMissing, extract, render, resolve_trace, write
 from compiler.spec import load_spec
 from runtime.cli import main
 from tests.diagram.dotparse import bold_of, parse, text_of
@@ -167,3 +167,44 @@ def test_cli_trace_is_replayed_and_its_path_highlighted(tmp_path: Path) -> None:
     for number in ("2", "5", "13", "10"):
         assert "[" not in text_of(_number_edge(graph, number).attrs["label"])
     assert "story.yaml config" in text_of(graph.attrs["label"])
+
+
+#: More digits than `int` converts (4,300), so a parse by `int` would raise ValueError.
+HUGE = "7" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        (f"1\n6, {HUGE}\n", ":2:4: a 5000-digit"),  # a file of numbers: line 2, column 4
+        (f'{{"t": 0, "number": 1}}\n{{"t": 9, "number": "{HUGE}"}}\n', ":2:21: a 5000-digit"),
+        (f"0000{HUGE}\n", ":1:1: a 5004-digit"),
+    ],
+)
+def test_cli_highlight_file_with_a_5000_digit_step_is_a_positioned_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, where: str
+) -> None:
+    steps = tmp_path / "steps.txt"
+    steps.write_text(text)
+    argv = ["diagram", "--no-policy", "--highlight", str(steps), "-o", str(tmp_path / "f.dot")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{steps}{where} step number" in err
+    assert "names no transition" in err and "Traceback" not in err
+
+
+def test_cli_highlight_list_with_a_5000_digit_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["diagram", "--no-policy", "--highlight", f"1,{HUGE}", "-o", str(tmp_path / "f.dot")]
+    assert main(argv) == 2
+    assert "--highlight: a 5000-digit step number" in capsys.readouterr().err
+
+
+def test_resolve_trace_refuses_a_5000_digit_step_without_int() -> None:
+    with pytest.raises(DiagramError, match="trace step 2: a 5000-digit step number"):
+        resolve_trace(SPEC, [1, HUGE])
+    # leading zeros and surrounding blanks still name a row; non-ASCII digits are ids
+    assert resolve_trace(SPEC, [" 0001 "]) == resolve_trace(SPEC, [1])
+    with pytest.raises(DiagramError, match="no transition '²'"):
+        resolve_trace(SPEC, ["²"])

@@ -159,3 +159,49 @@ def _normal(value: str | None) -> str | None:
         return None
     normal = " ".join(value.split())
     return normal or None
+
+
+#: The policy knobs whose expressions the parse comparisons read.
+POLICY_KNOBS = (
+    "START",
+    "SUSPEND",
+    "CONTINUE",
+    "PREEMPT",
+    "KILL",
+    "WANT_SUSPEND",
+    "WANT_VACATE",
+    "IS_OWNER",
+    "RANK",
+    "MaxJobRetirementTime",
+    "PREEMPTION_REQUIREMENTS",
+)
+
+
+def oracle_parses(text: str) -> bool:
+    """Whether HTCondor's ClassAd parser accepts `text` (it signals a syntax error by raising)."""
+    from tests.oracle import classad2
+
+    try:
+        classad2.ExprTree(text)
+    except classad2.ClassAdException:
+        return False
+    return True
+
+
+def assert_policy_parses_like_htcondor(config: Config) -> None:
+    """Every policy knob of `config` parses here exactly when it parses in HTCondor, and
+    what parses here unparses to text that reads back as the same expression."""
+    from compiler.classad import parse, unparse
+
+    for name in POLICY_KNOBS:
+        value = config.get(name)
+        if value is None:
+            continue
+        try:
+            expr = config.expr(name)
+        except ConfigError:
+            assert not oracle_parses(value), f"{name}: we reject what HTCondor parses: {value}"
+        else:
+            assert expr is not None
+            assert oracle_parses(value), f"{name}: we parse what HTCondor rejects: {value}"
+            assert parse(unparse(expr)) == expr

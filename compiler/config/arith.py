@@ -4,7 +4,9 @@
 HTCondor reads a number the cheap way first (`strtoll` / `strtod` with trailing blanks
 allowed) and otherwise parses the text as a ClassAd expression and evaluates it in an
 empty ad (src/condor_utils/condor_config.cpp, `string_is_long_param` and
-`string_is_double_param`; config.cpp, `evaluate_macro_func` for `$EVAL` / `$STRING`).
+`string_is_double_param`; config.cpp, `evaluate_macro_func` for `$EVAL` / `$STRING`),
+in old ClassAd syntax (compat_classad_util.cpp, `ParseClassAdRvalExpr`: a backslash in
+a string is literal except before `"`).
 So `$INT(X)` of `(17)*60 + 0.5` is 1020, of `true` is 1, of `0x10` is nothing (ClassAd
 has no hex literals) while `$REAL(X)` of `0x10` is 16 (strtod reads hex). The ClassAd
 side goes through the project's evaluator; nothing here calls Python's `eval`.
@@ -37,7 +39,7 @@ _SPECIAL_REAL = re.compile(
 def _evaluated(text: str) -> object:
     """The value of `text` as a ClassAd expression in an empty ad; None if it does not parse."""
     try:
-        expr = parse(text)
+        expr = parse(text, old_strings=True)
     except ClassAdSyntaxError:
         return None
     return evaluate(expr)
@@ -93,7 +95,7 @@ def config_string(text: str) -> str | None:
 def config_eval(text: str) -> str | None:
     """`$EVAL`: the value of `text` as HTCondor unparses it (strings bare); None if no parse."""
     try:
-        expr = parse(text)
+        expr = parse(text, old_strings=True)
     except ClassAdSyntaxError:
         return None
     value = evaluate(expr)

@@ -103,9 +103,7 @@ def parse_format(fmt: str, kind: Kind) -> Spec | None:
     if _next_spec(fmt, end)[0] is not None and _spec_complete(fmt, end):
         return None
     prec = match["prec"]
-    suffix = fmt[end:].replace("%%", "\0")
-    if "%" in suffix:
-        raise FormatUndefined(f"'{fmt}' has a stray '%' after its conversion")
+    suffix = _drop_incomplete(fmt[end:].replace("%%", "\0"), fmt)
     return Spec(
         prefix=fmt[: match.start()].replace("%%", "%"),
         flags=match["flags"],
@@ -115,6 +113,17 @@ def parse_format(fmt: str, kind: Kind) -> Spec | None:
         letter=match["letter"],
         suffix=suffix.replace("\0", "%"),
     )
+
+
+def _drop_incomplete(suffix: str, fmt: str) -> str:
+    """glibc prints nothing for a conversion cut short by the end of the format (`%d%5`)."""
+    stray = suffix.find("%")
+    if stray < 0:
+        return suffix
+    match = _SPEC.match(suffix, stray)
+    if match is not None and not match["letter"] and match.end() == len(suffix):
+        return suffix[:stray]
+    raise FormatUndefined(f"'{fmt}' has a stray '%' after its conversion")
 
 
 def _spec_complete(fmt: str, pos: int) -> bool:

@@ -314,6 +314,8 @@ def _number(macro: Macro, resolver: Resolver, context: Context) -> str:
         raise _undefined(shown, err) from None
     out = _c_bytes(out, 55)
     if not is_int and spec is not None and "." not in out:
+        if len(out.encode("utf-8", "surrogateescape")) >= 55:
+            raise _undefined(shown, FormatUndefined("'.0' overflows HTCondor's 57-byte buffer"))
         out += ".0"
     return out
 

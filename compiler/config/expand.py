@@ -404,7 +404,10 @@ def _substr(body: str, resolver: Resolver, context: Context) -> str:
     start = min(max(start + size if start < 0 else start, 0), size)
     size -= start
     length = min(max(length + size if length < 0 else length, 0), size)
-    return data[start : start + length].decode("utf-8", "surrogateescape")
+    try:
+        return data[start : start + length].decode("utf-8")
+    except UnicodeDecodeError:
+        raise MacroProblem(f"$SUBSTR({body}): the cut splits a character") from None
 
 
 def _list_item(text: str, index: int) -> str | None:

@@ -197,8 +197,8 @@ def format_int(spec: Spec, value: int) -> str:
 
 def format_real(spec: Spec, value: float) -> str:
     """`snprintf(fmt, value)` for one floating-point conversion."""
-    if "L" in spec.length:
-        raise FormatUndefined("%L reads a long double where HTCondor passes a double")
+    if "L" in spec.length or "q" in spec.length or "ll" in spec.length:
+        raise FormatUndefined(f"%{spec.length} reads a long double where HTCondor passes a double")
     letter = spec.letter
     if letter == "p":
         raise FormatUndefined("%p of a real prints whatever is in an integer register")

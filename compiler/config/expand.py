@@ -407,7 +407,8 @@ def _substr(body: str, resolver: Resolver, context: Context) -> str:
     try:
         return data[start : start + length].decode("utf-8")
     except UnicodeDecodeError:
-        raise MacroProblem(f"$SUBSTR({body}): the cut splits a character") from None
+        cut = ValueError("the cut splits a UTF-8 character")
+        raise _undefined(f"$SUBSTR({body})", cut) from None
 
 
 def _list_item(text: str, index: int) -> str | None:

@@ -66,8 +66,14 @@ def _unquote(value: bytes) -> bytes:
     return value
 
 
-def _copy_quoted(value: bytes, quote: bytes) -> bytes:
-    """`strcpy_quoted`: drop a leading `"` (or `quote`) and its twin at the end; add `quote`."""
+def _copy_quoted(value: bytes, quote: bytes, after: bytes) -> bytes:
+    """`strcpy_quoted`: drop a leading `"` (or `quote`) and its twin at the end; add `quote`.
+
+    `after` is the byte that follows `value` in HTCondor's buffer: for an empty value
+    C still looks at it, and if it is a quote to drop, copies -1 bytes (a crash).
+    """
+    if not value and (after == b'"' or (quote and after == quote)):
+        raise FilenameUndefined("HTCondor copies -1 bytes of an empty quoted value")
     if value[:1] == b'"' or (quote and value[:1] == quote):
         first = value[:1]
         value = value[1:]
@@ -101,7 +107,10 @@ def _plus_dirs(buf: bytearray, end: int, dirs: int) -> int:
 def file_part(letters: Letters, value: str, suffix: str | None = None) -> str:
     """The part of the path `value` that `letters` select (`suffix`: $BASENAME's 2nd argument)."""
     quote = (b"'" if letters.arg_quote else b'"') if letters.quoted else b""
-    text = _copy_quoted(_unquote(value.encode("utf-8", "surrogateescape")), quote)
+    raw = value.encode("utf-8", "surrogateescape")
+    unquoted = _unquote(raw)
+    after = raw[len(raw) - 1 :] if unquoted is not raw else b""
+    text = _copy_quoted(unquoted, quote, after)
     if letters.path_char:
         other = b"/" if letters.path_char == b"\\" else b"\\"
         text = text.replace(other, letters.path_char)

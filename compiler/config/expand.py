@@ -12,6 +12,16 @@ for step because the corner cases are visible in real files, is textual:
    default text when that value is missing or empty, or by nothing;
 3. start again from the beginning, until no macro is left; then `$(DOLLAR)` becomes `$`.
 
+The function macros follow config.cpp's `evaluate_macro_func`: `$INT` / `$REAL` /
+`$STRING` with a printf format (compiler.config.cformat), `$EVAL` and the number
+reading of `$INT` / `$REAL` / `$CHOICE` / `$SUBSTR` through the ClassAd evaluator
+(compiler.config.arith), the `$F<letters>` / `$BASENAME` / `$DIRNAME` file-name parts
+(compiler.config.filename). What HTCondor reports through `might_EXCEPT` (a non-number,
+a rejected format, an index out of range) expands as `condor_config_val` expands it
+(to nothing, or to the rejected format); `Context.strict` makes it a `MacroProblem`
+instead, as daemons stop on it. Where HTCondor's C code has undefined behaviour (more
+`d`s than directories, `%p` of a string) we raise `MacroProblem` rather than guess.
+
 `$RANDOM_INTEGER` / `$RANDOM_CHOICE` pick their first choice (HTCondor picks at random;
 a compiled policy must be reproducible). HTCondor loops forever on `A = $(B)`,
 `B = $(A)`; we stop after `MAX_STEPS` substitutions and raise `MacroCycle` naming the

@@ -19,6 +19,9 @@ import re
 
 from compiler.classad import ClassAdSyntaxError, evaluate, format_value, parse
 
+#: Appended before parsing: HTCondor ends a `//` comment at the end of the text too
+#: (`$EVAL(a//)` is `undefined`), our parser only at a newline.
+_END = "\n"
 _LLONG_MIN, _LLONG_MAX = -(2**63), 2**63 - 1
 #: C's isspace in the "C" locale.
 _BLANKS = " \t\n\v\f\r"
@@ -39,7 +42,7 @@ _SPECIAL_REAL = re.compile(
 def _evaluated(text: str) -> object:
     """The value of `text` as a ClassAd expression in an empty ad; None if it does not parse."""
     try:
-        expr = parse(text, old_strings=True)
+        expr = parse(text + _END, old_strings=True)
     except ClassAdSyntaxError:
         return None
     return evaluate(expr)
@@ -95,7 +98,7 @@ def config_string(text: str) -> str | None:
 def config_eval(text: str) -> str | None:
     """`$EVAL`: the value of `text` as HTCondor unparses it (strings bare); None if no parse."""
     try:
-        expr = parse(text, old_strings=True)
+        expr = parse(text + _END, old_strings=True)
     except ClassAdSyntaxError:
         return None
     value = evaluate(expr)

@@ -204,7 +204,9 @@ def format_real(spec: Spec, value: float) -> str:
         raise FormatUndefined("%p of a real prints whatever is in an integer register")
     if letter in "aA":
         return spec.prefix + _hex_float(spec, value) + spec.suffix
-    flags = "".join(f for f in spec.flags if f in "-+ #0")
+    # glibc pads an infinity or NaN with blanks even under the `0` flag
+    zero = "0" if math.isfinite(value) else ""
+    flags = "".join(f for f in spec.flags if f in "-+ #" + zero)
     prec = "" if spec.precision is None else f".{spec.precision}"
     body = f"%{flags}{spec.width or ''}{prec}{letter}" % value
     return spec.prefix + body + spec.suffix

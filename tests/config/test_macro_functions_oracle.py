@@ -78,6 +78,7 @@ INT_CASES: list[Case] = [
     ('"a" == "a"', "$INT(@)"),
     (None, "$INT(3+4)"),
     (None, "$INT(  7  )"),
+    ("1 + 2 // a comment to the end", "$INT(@)"),
 ]
 
 REAL_CASES: list[Case] = [
@@ -109,6 +110,8 @@ REAL_CASES: list[Case] = [
     ("3 * 1.5", "$REAL(@)"),
     ("9223372036854775807", "$REAL(@)"),
     ("x y", "$REAL(@)"),
+    ("nan", "$REAL(@,%05.3lf)"),
+    ("-inf", "$REAL(@,%08e)"),
 ]
 
 STRING_CASES: list[Case] = [
@@ -149,6 +152,7 @@ EVAL_CASES: list[Case] = [
     ("$(@X) * 2", "$EVAL(@)"),
     ("$(@X) +", "$EVAL(@)"),
     ("", "$EVAL(@)"),
+    ("a//", "$EVAL(@)"),
 ]
 
 PATHS = [

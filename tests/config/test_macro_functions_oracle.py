@@ -416,3 +416,11 @@ def test_generated_macro_uses_match_htcondor(cases: list[Case]) -> None:
         if mine != theirs
     ]
     assert not differ, "\n".join(differ)
+
+
+@pytest.mark.explore
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_uses(), min_size=1, max_size=40))
+@example(FOUND)
+def test_generated_macro_uses_match_htcondor_many(cases: list[Case]) -> None:
+    test_generated_macro_uses_match_htcondor.hypothesis.inner_test(cases)  # type: ignore[attr-defined]

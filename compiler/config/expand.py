@@ -12,6 +12,16 @@ for step because the corner cases are visible in real files, is textual:
    default text when that value is missing or empty, or by nothing;
 3. start again from the beginning, until no macro is left; then `$(DOLLAR)` becomes `$`.
 
+The function macros follow config.cpp's `evaluate_macro_func`: `$INT` / `$REAL` /
+`$STRING` with a printf format (compiler.config.cformat), `$EVAL` and the number
+reading of `$INT` / `$REAL` / `$CHOICE` / `$SUBSTR` through the ClassAd evaluator
+(compiler.config.arith), the `$F<letters>` / `$BASENAME` / `$DIRNAME` file-name parts
+(compiler.config.filename). What HTCondor reports through `might_EXCEPT` (a non-number,
+a rejected format, an index out of range) expands as `condor_config_val` expands it
+(to nothing, or to the rejected format); `Context.strict` makes it a `MacroProblem`
+instead, as daemons stop on it. Where HTCondor's C code has undefined behaviour (more
+`d`s than directories, `%p` of a string) we raise `MacroProblem` rather than guess.
+
 `$RANDOM_INTEGER` / `$RANDOM_CHOICE` pick their first choice (HTCondor picks at random;
 a compiled policy must be reproducible). HTCondor loops forever on `A = $(B)`,
 `B = $(A)`; we stop after `MAX_STEPS` substitutions and raise `MacroCycle` naming the
@@ -20,13 +30,21 @@ chain. Nothing here evaluates user text with Python `eval`.
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from compiler.config.arith import ArithmeticError_, evaluate_arithmetic
+from compiler.config.arith import config_eval, config_integer, config_real, config_string
+from compiler.config.cformat import (
+    FormatUndefined,
+    Kind,
+    format_int,
+    format_real,
+    format_string,
+    parse_format,
+)
+from compiler.config.filename import BASENAME, DIRNAME, FilenameUndefined, Letters, file_part
 
 #: Substitutions one look-up may make before we call it a cycle.
 MAX_STEPS = 20000
@@ -77,9 +95,16 @@ class MacroProblem(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Context:
-    """What expansion needs besides the table: the environment for `$ENV`."""
+    """What expansion needs besides the table: the environment for `$ENV`.
+
+    `strict`: refuse what HTCondor's daemons refuse (config.cpp `might_EXCEPT`, armed by
+    daemon_core_main.cpp's `CONFIG_OPT_WANT_EXCEPT`): a `$INT` of a non-number, a bad
+    format, a `$CHOICE` index out of range. `condor_config_val` and the Python bindings
+    expand those to nothing (or to the rejected format), which is the default here.
+    """
 
     env: Mapping[str, str]
+    strict: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +115,7 @@ class Macro:
     start: int
     end: int
     body: str
+    prefix: str = ""
 
 
 def _is_name_char(char: str) -> bool:
@@ -162,7 +188,9 @@ def next_macro(
                 if close < 0:
                     pos = cursor + 1
                     continue
-                macro = Macro(kind, dollar, close + 1, text[cursor + 1 : close])
+                macro = Macro(
+                    kind, dollar, close + 1, text[cursor + 1 : close], text[dollar:cursor]
+                )
                 if skip is not None and skip(macro):
                     pos = close
                     continue
@@ -225,78 +253,227 @@ def evaluate_macro(macro: Macro, resolver: Resolver, context: Context) -> str:
                     items = re.split(r"[\s,]+", expand(listed, resolver, context).strip())
                     entries = [i for i in items if i]
             return entries[0] if entries else ""
-        case "INT" | "REAL" | "EVAL" | "STRING":
-            return _evaluate(macro, resolver, context)
+        case "INT" | "REAL":
+            return _number(macro, resolver, context)
+        case "STRING":
+            return _string(macro.body, resolver, context)
+        case "EVAL":
+            return _eval(macro.body, resolver, context)
         case "SUBSTR":
             return _substr(macro.body, resolver, context)
         case "CHOICE":
             return _choice(macro.body, resolver, context)
         case "BASENAME" | "DIRNAME" | "FILENAME":
-            value = resolver.raw(macro.body.split(",")[0].strip()) or macro.body
-            path = expand(value, resolver, context)
-            if macro.kind == "DIRNAME":
-                return posixpath.dirname(path)
-            return posixpath.basename(path) if macro.kind == "BASENAME" else path
+            return _file_part(macro, resolver, context)
         case _:  # pragma: no cover - _kind only produces the kinds above
             raise AssertionError(macro.kind)
 
 
-def _macro_value(name: str, resolver: Resolver, context: Context) -> str:
-    value = resolver.raw(name.strip())
-    text = name.strip() if value is None else value
+def _complain(context: Context, message: str) -> str:
+    """What HTCondor's `might_EXCEPT` does: a daemon stops (`context.strict`); the tools
+    (`condor_config_val`, the Python bindings) say nothing and expand to nothing."""
+    if context.strict:
+        raise MacroProblem(message)
+    return ""
+
+
+def _lookup_or_text(name: str, resolver: Resolver, context: Context) -> str:
+    """NAME's value, or NAME itself when no such macro exists, expanded if it has a `$`.
+
+    No blanks are trimmed: `$INT(X , %d)` looks up `X ` (config.cpp `lookup_macro`).
+    """
+    value = resolver.raw(name)
+    text = name if value is None else value
     return expand(text, resolver, context) if "$" in text else text
 
 
-def _evaluate(macro: Macro, resolver: Resolver, context: Context) -> str:
-    """`$INT(NAME[,fmt])` and friends: NAME's value (or the text) evaluated as a number."""
-    name = macro.body.split(",")[0]
-    text = _macro_value(name, resolver, context)
-    if macro.kind == "STRING":
-        stripped = text.strip()
-        if len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
-            return stripped[1:-1]
+def _undefined(macro: str, err: ValueError) -> MacroProblem:
+    return MacroProblem(f"{macro}: HTCondor's result is undefined here: {err}")
+
+
+def _number(macro: Macro, resolver: Resolver, context: Context) -> str:
+    """`$INT(NAME[,fmt])`, `$REAL(NAME[,fmt])` (config.cpp `evaluate_macro_func`).
+
+    A format that `validatePrintfFormat` rejects is the expansion; a value that is not a
+    number expands to nothing. Integers print with `%lld`, reals with `%.16G`; the C
+    buffer keeps 55 bytes, and a formatted real without a `.` gets `.0` appended.
+    """
+    is_int = macro.kind == "INT"
+    shown = f"${macro.kind}({macro.body})"
+    name, comma, fmt = macro.body.partition(",")
+    try:
+        spec = parse_format(fmt, Kind.INT if is_int else Kind.FLOAT) if comma else None
+    except FormatUndefined as err:
+        raise _undefined(shown, err) from None
+    if comma and spec is None:
+        _complain(context, f"{shown}: '{fmt}' is not a valid format specifier")
+        return fmt
+    text = _lookup_or_text(name, resolver, context)
+    try:
+        if is_int:
+            number = config_integer(text)
+            if number is None:
+                return _complain(context, f"{shown}: '{text}' does not evaluate to an integer")
+            out = str(number) if spec is None else format_int(spec, number)
+        else:
+            real = config_real(text)
+            if real is None:
+                return _complain(context, f"{shown}: '{text}' does not evaluate to a real")
+            out = _c_general(real) if spec is None else format_real(spec, real)
+    except FormatUndefined as err:
+        raise _undefined(shown, err) from None
+    out = _c_bytes(out, 55)
+    if not is_int and spec is not None and "." not in out:
+        if len(out.encode("utf-8", "surrogateescape")) >= 55:
+            raise _undefined(shown, FormatUndefined("'.0' overflows HTCondor's 57-byte buffer"))
+        out += ".0"
+    return out
+
+
+def _c_general(value: float) -> str:
+    """C's `%.16G` (Python's `%G` spells infinities and NaN as C does)."""
+    return f"{value:.16G}"
+
+
+def _c_bytes(text: str, limit: int) -> str:
+    """`text` cut to `limit` bytes, as `snprintf` into a fixed buffer cuts it."""
+    data = text.encode("utf-8", "surrogateescape")
+    if len(data) <= limit:
+        return text
+    return data[:limit].decode("utf-8", "surrogateescape")
+
+
+def _string(body: str, resolver: Resolver, context: Context) -> str:
+    """`$STRING(NAME[,fmt])`: NAME's value, unquoted when it evaluates to a ClassAd string."""
+    name, comma, fmt = body.partition(",")
+    try:
+        spec = parse_format(fmt, Kind.STRING) if comma else None
+    except FormatUndefined as err:
+        raise _undefined(f"$STRING({body})", err) from None
+    if comma and spec is None:
+        _complain(context, f"$STRING({body}): '{fmt}' is not a valid format specifier")
+        return fmt
+    text = _lookup_or_text(name, resolver, context)
+    value = config_string(text)
+    if value is not None:
+        text = value
+    if spec is None:
         return text
     try:
-        value = evaluate_arithmetic(text)
-    except ArithmeticError_ as err:
-        raise MacroProblem(f"${macro.kind}({macro.body}): '{text}' is not a number: {err}") from err
-    if macro.kind == "INT":
-        return str(int(value))
-    if macro.kind == "REAL":
-        return f"{float(value):.16G}"
-    return str(value)
+        return format_string(spec, text)
+    except FormatUndefined as err:
+        raise _undefined(f"$STRING({body})", err) from None
+
+
+def _eval(body: str, resolver: Resolver, context: Context) -> str:
+    """`$EVAL(X)`: X's value (or X) evaluated as a ClassAd expression and unparsed.
+
+    The whole body is the name (commas included). Text that does not parse expands to
+    its macro-expanded self if it had a `$`, else to nothing.
+    """
+    value = resolver.raw(body)
+    text = body if value is None else value
+    expanded = expand(text, resolver, context) if "$" in text else None
+    result = config_eval(text if expanded is None else expanded)
+    if result is not None:
+        return result
+    return expanded or ""
+
+
+def _int_argument(text: str, resolver: Resolver, context: Context) -> int | None:
+    """A `$SUBSTR` / `$CHOICE` position: a macro name or a number, as an integer."""
+    return config_integer(_lookup_or_text(text, resolver, context))
 
 
 def _substr(body: str, resolver: Resolver, context: Context) -> str:
-    parts = [p.strip() for p in body.split(",")]
-    if len(parts) < 2:
-        raise MacroProblem(f"$SUBSTR({body}) needs a start position")
-    text = _macro_value(parts[0], resolver, context)
+    """`$SUBSTR(NAME, start[, length])` over the bytes of NAME's expanded value.
+
+    Negative start and length count from the end; NAME must be a macro (no literal
+    fallback). Arguments are not trimmed before the macro look-up.
+    """
+    name, comma, rest = body.partition(",")
+    if not comma:
+        return _complain(context, f"$SUBSTR({body}): no length specified")
+    start_arg, comma, length_arg = rest.partition(",")
+    start = _int_argument(start_arg, resolver, context)
+    if start is None or not -(2**31) <= start < 2**31 - 1:
+        return _complain(context, f"$SUBSTR({body}): '{start_arg}' is an invalid start index")
+    length = 2**30 - 1
+    if comma:
+        found = _int_argument(length_arg, resolver, context)
+        if found is None or not -(2**31) <= found <= 2**31 - 1:
+            return _complain(context, f"$SUBSTR({body}): '{length_arg}' is an invalid length")
+        length = found
+    value = resolver.raw(name)
+    if value is None:
+        return ""
+    data = (expand(value, resolver, context) if "$" in value else value).encode(
+        "utf-8", "surrogateescape"
+    )
+    size = len(data)
+    start = min(max(start + size if start < 0 else start, 0), size)
+    size -= start
+    length = min(max(length + size if length < 0 else length, 0), size)
     try:
-        start = int(parts[1])
-        length = int(parts[2]) if len(parts) > 2 else None
-    except ValueError as err:
-        raise MacroProblem(f"$SUBSTR({body}): positions must be integers") from err
-    if start < 0:
-        start = max(0, len(text) + start)
-    piece = text[start:]
-    if length is not None:
-        piece = piece[: max(0, length if length >= 0 else len(piece) + length)]
-    return piece
+        return data[start : start + length].decode("utf-8")
+    except UnicodeDecodeError:
+        cut = ValueError("the cut splits a UTF-8 character")
+        raise _undefined(f"$SUBSTR({body})", cut) from None
+
+
+def _list_item(text: str, index: int) -> str | None:
+    """`nth_list_item` (trimmed): the index-th comma-separated item, or None."""
+    items = text.split(",")
+    return items[index].strip(_C_BLANKS) if 0 <= index < len(items) else None
+
+
+_C_BLANKS = " \t\n\v\f\r"
 
 
 def _choice(body: str, resolver: Resolver, context: Context) -> str:
-    parts = [p.strip() for p in body.split(",")]
+    """`$CHOICE(index, item0, item1, ...)` or `$CHOICE(index, LIST_NAME)`.
+
+    The index is a macro name or a number (a bad index complains and counts as 0);
+    a single list argument must name a macro whose expanded value is the list.
+    """
+    first = _list_item(body, 0) or ""
+    index = _int_argument(first, resolver, context)
+    if index is None or not 0 <= index < 2**31 - 1:
+        _complain(context, f"$CHOICE({body}): '{first}' is an invalid index")
+        index = 0
+    rest = body.split(",", 1)[1] if "," in body else None
+    if rest is None:
+        return _complain(context, f"$CHOICE({body}): no list")
+    items = rest.lstrip(_C_BLANKS)
+    if "," not in items:
+        listed = resolver.raw(items.rstrip(_C_BLANKS))
+        if listed is None:
+            return _complain(context, f"$CHOICE({body}): no list named '{items.strip()}'")
+        items = expand(listed, resolver, context)
+    item = _list_item(items, index)
+    if item is None:
+        return _complain(context, f"$CHOICE({body}): index {index} is out of range")
+    return item
+
+
+def _file_part(macro: Macro, resolver: Resolver, context: Context) -> str:
+    """`$F<letters>(X)`, `$BASENAME(X[, suffix])`, `$DIRNAME(X)`: see compiler.config.filename.
+
+    X is a macro name or a literal path; `$BASENAME` splits its suffix at the last comma.
+    """
+    name, suffix = macro.body, None
+    if macro.kind == "BASENAME" and "," in name:
+        name, _, suffix = name.rpartition(",")
+        suffix = suffix.lstrip(_C_BLANKS)
+    value = resolver.raw(name)
+    text = name if value is None else value
+    if "$" in text:
+        text = expand(text, resolver, context)
+    letters = {"BASENAME": BASENAME, "DIRNAME": DIRNAME}.get(macro.kind)
     try:
-        index = int(evaluate_arithmetic(_macro_value(parts[0], resolver, context)))
-    except ArithmeticError_ as err:
-        raise MacroProblem(f"$CHOICE({body}): the index is not a number") from err
-    choices = parts[1:]
-    if len(choices) == 1 and resolver.raw(choices[0]) is not None:
-        choices = [c.strip() for c in _macro_value(choices[0], resolver, context).split(",")]
-    if not 0 <= index < len(choices):
-        raise MacroProblem(f"$CHOICE({body}): index {index} is out of range")
-    return choices[index]
+        return file_part(letters or Letters.of(macro.prefix[2:]), text, suffix)
+    except FilenameUndefined as err:
+        raise _undefined(f"{macro.prefix}({macro.body})", err) from None
 
 
 def references(raw: str) -> list[str]:

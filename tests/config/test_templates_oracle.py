@@ -21,8 +21,6 @@ pytestmark = pytest.mark.oracle
 KNOWN_DIFFERENT = {
     # HTCondor itself rejects the nested use when SHARED_PORT_PORT is not set up.
     ("EXPERIMENTAL", "HADSHAREDPORT"),
-    # $INT() over a ClassAd string comparison; we only evaluate arithmetic at config time.
-    ("FEATURE", "HPC_ANNEX"),
 }
 
 

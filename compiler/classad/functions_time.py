@@ -1,18 +1,37 @@
-"""ClassAd builtins that break a time into fields: `splitTime`, `formatTime`
-(evaluation stage).
+"""ClassAd builtins on time values (evaluation stage): `absTime`, `relTime`,
+`currentTime`, `timeZoneOffset`, `dayTime`, `splitTime`, `formatTime` and the
+`getYear` & co field readers.
 
-HTCondor reads an integer or real argument as seconds since the epoch (reals are
-truncated to a 32-bit `int` first, so 1e20 becomes INT32_MIN), adds the local time-zone
-offset at that instant and splits the result with `gmtime`; a nested ad argument
-supplies the fields directly (Year, Month, Day, Hours, Minutes, Seconds).
-`formatTime` then runs C `strftime` on those fields (default format `%c`). We use the
-same C library through `time.strftime`; field values that C would print but Python
-refuses (a Day of 0, an Hours of 30) make us answer ERROR.
+Absolute and relative times are `values.AbsTime` / `values.RelTime`. HTCondor builds
+them in src/classad/fnCall.cpp (`convTime`, `currentTime`, `getField`, `splitTime`,
+`formatTime`) and, for a string argument, in src/classad/literals.cpp
+(`Literal::MakeAbsTime` / `MakeRelTime`). Seconds go through C's 32-bit `(int)` cast
+in most places (`values.c_int32`), which we reproduce.
+
+Differences from HTCondor, all about *where* a string is read:
+* HTCondor reads `absTime("...")` and `relTime("...")` with one literal string argument
+  when it parses the expression; a string it cannot read makes the whole expression a
+  syntax error. We read the string when the call is evaluated and answer ERROR.
+* `relTime("...")` is then a real number of seconds, not a relative time (literals.h:
+  `ReltimeLiteral` evaluates to a real): reproduced.
+* A string *computed* at run time (`absTime(strcat("2004"))`) gives HTCondor the string
+  itself (absTime) or a zero relative time (relTime), because `convTime` falls through
+  to its absolute-time case. Evaluated arguments no longer say whether the string was
+  literal, so every one-argument string is read as the literal form here.
+
+Integer and real arguments of `splitTime`/`formatTime` are seconds since the epoch,
+shown in the local time zone (reals truncated to a 32-bit `int` first, so 1e20 becomes
+INT32_MIN); a nested ad argument of `formatTime` supplies the fields directly (Year,
+Month, Day, Hours, Minutes, Seconds). `formatTime` runs C `strftime` on those fields
+(default format `%c`) through `time.strftime`; field values that C would print but
+Python refuses (a Day of 0, an Hours of 30) make us answer ERROR.
 """
 
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Callable
 from typing import Final
 
 from compiler.classad.functions_context import FunctionContext, FunctionImpl
@@ -20,12 +39,347 @@ from compiler.classad.functions_convert import (
     INT64_MAX,
     INT64_MIN,
     is_exact_int,
-    real_to_int64,
     wrap32,
 )
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import (
+    ERROR,
+    UNDEFINED,
+    AbsTime,
+    RelTime,
+    Value,
+    c_int32,
+)
 
 _FIELDS: Final = ("Year", "Month", "Day", "Hours", "Minutes", "Seconds")
+_C_DIGITS: Final = "0123456789"
+#: C `isspace` in the "C" locale.
+_C_SPACE: Final = " \t\n\v\f\r"
+
+
+# --- the local time zone ----------------------------------------------------------------
+
+
+def local_offset(seconds: int) -> int | None:
+    """Seconds east of UTC in the local time zone at that instant (daylight saving
+    included): src/classad/util.cpp `timezone_offset(clock, false)`."""
+    try:
+        return time.localtime(seconds).tm_gmtoff
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _standard_offset(seconds: int) -> int | None:
+    """`timezone_offset(clock, true)`: the local offset without daylight saving."""
+    try:
+        local = time.localtime(seconds)
+    except (OverflowError, OSError, ValueError):
+        return None
+    return local.tm_gmtoff - (3600 if local.tm_isdst > 0 else 0)
+
+
+# --- reading time strings (literals.cpp) ------------------------------------------------
+
+
+def _atoi(text: str) -> int:
+    """C `atoi` of a field that starts with a digit: its leading digits."""
+    end = 0
+    while end < len(text) and text[end] in _C_DIGITS:
+        end += 1
+    return int(text[:end]) if end else 0
+
+
+def _extract_zone(text: str) -> tuple[str, int | None]:
+    """`extractTimeZone`: a final `+hhmm`/`-hhmm` removed and read as seconds."""
+    zone = text[-5:]
+    if zone[:1] in ("+", "-") and len(zone) == 5 and all(c in _C_DIGITS for c in zone[1:]):
+        sign = 1 if zone[0] == "+" else -1
+        return text[:-5], sign * (int(zone[1:3]) * 3600 + int(zone[3:5]) * 60)
+    return text, None
+
+
+def _split_zone(text: str) -> tuple[str, int | None]:
+    """The text without its trailing zone (`Z`, `+hhmm`, `-hh:mm`) and the zone's
+    offset in seconds, or None when there is none (`Literal::MakeAbsTime(string)`;
+    its length tests count trailing blanks, and a `:` is dropped before the zone is
+    read even when the zone then turns out not to be one)."""
+    n = len(text)
+    last = len(text.rstrip(_C_SPACE)) - 1
+    if last > 0 and text[last] in "zZ":
+        return text[:last] + text[last + 1 :], 0
+    if n > 5 and text[n - 5] in "+-":
+        return _extract_zone(text)
+    if n > 6 and text[n - 6] in "+-" and text[n - 3] == ":":
+        return _extract_zone(text[: n - 3] + text[n - 2 :])
+    return text, None
+
+
+def parse_abs_time(text: str) -> AbsTime | None:
+    """`absTime("2004-01-01T09:00:00-06:00")`: a four-digit year, then up to five
+    two-digit fields (month, day, hours, minutes, seconds) separated by anything but
+    digits, then an optional zone; without a zone, the local zone's offset at that
+    time. None where HTCondor's parser fails (no year, extra digits, `mktime` fails).
+
+    As in `Literal::MakeAbsTime(string)`: missing fields are 0 (so a missing day is
+    the last day of the month before), the fields go to C `mktime` as local
+    *standard* time, and the result is moved by the standard offset and back by the
+    zone's offset, which makes the fields the wall clock at that zone.
+    """
+    body, zone = _split_zone(text)
+    n = len(body)
+    i = _next_digit(body, 0)
+    if i > n - 4:
+        return None
+    fields = [_atoi(body[i : i + 4]), 0, 0, 0, 0, 0]
+    i += 4
+    for index in range(1, 6):
+        i = _next_digit(body, i)
+        if i <= n - 2:
+            fields[index] = _atoi(body[i : i + 2]) - (1 if index == 1 else 0)
+            i += 2
+    if _next_digit(body, i) <= n - 1:
+        return None
+    year, month0, day, hours, minutes, secs = fields
+    try:
+        made = int(time.mktime((year, month0 + 1, day, hours, minutes, secs, 0, 0, 0)))
+    except (OverflowError, OSError, ValueError):
+        return None
+    offset = zone if zone is not None else local_offset(made)
+    standard = _standard_offset(made)
+    if made == -1 or offset is None or standard is None or offset == -1:
+        return None
+    return AbsTime(made + standard - offset, offset)
+
+
+def _next_digit(text: str, i: int) -> int:
+    while i < len(text) and text[i] not in _C_DIGITS:
+        i += 1
+    return i
+
+
+def _digits_before(text: str, i: int) -> tuple[str, int]:
+    """The run of digits ending at `i` (read backwards) and the index before it."""
+    start = i
+    while i >= 0 and text[i] in _C_DIGITS:
+        i -= 1
+    return text[i + 1 : start + 1], i
+
+
+def _skip_space_back(text: str, i: int) -> int:
+    while i >= 0 and text[i] in _C_SPACE:
+        i -= 1
+    return i
+
+
+def _c_from_chars(digits: str) -> int:
+    """`std::from_chars` into an `int`: 0 when empty or out of range."""
+    if not digits:
+        return 0
+    value = int(digits)
+    return value if value < 2**31 else 0
+
+
+def parse_rel_time(text: str) -> float | None:
+    """`relTime("1+02:03:04.5")`: `[-][days+][hh:][mm:]ss[.fff]`, read from the end;
+    the separators may also be the letters `d h m s`, blanks are allowed around them,
+    and every field may overflow (`2+25:14:16.123` is 3 days 1 hour...). None for any
+    other character. `Literal::MakeRelTime(string)`; the value is a real (see module
+    docstring).
+    """
+    i = _skip_space_back(text, len(text) - 1)
+    secs = 0.0
+    if i >= 0 and (text[i] in "sS" or text[i] in _C_DIGITS):
+        if text[i] in "sS":
+            i -= 1
+        i = _skip_space_back(text, i)
+        number, i = _digits_before(text, i)
+        if i >= 0 and text[i] == ".":
+            fraction = number
+            number, i = _digits_before(text, i - 1)
+            number = f"{number}.{fraction}"
+        secs = float(number) if number not in ("", ".") else 0.0
+    parts = []
+    for letters in ("mM:", "hH:", "dD+"):
+        i = _skip_space_back(text, i)
+        value = 0
+        if i >= 0 and text[i] in letters:
+            i = _skip_space_back(text, i - 1)
+            digits, i = _digits_before(text, i)
+            value = _c_from_chars(digits)
+        parts.append(value)
+    i = _skip_space_back(text, i)
+    negative = i >= 0 and text[i] == "-"
+    if negative:
+        i -= 1
+    i = _skip_space_back(text, i)
+    if i >= 0:
+        return None
+    minutes, hours, days = parts
+    whole = wrap32(wrap32(wrap32(days * 86400) + wrap32(hours * 3600)) + wrap32(minutes * 60))
+    return (-1.0 if negative else 1.0) * (whole + secs)
+
+
+# --- absTime, relTime and the clock -----------------------------------------------------
+
+
+def _now_abs(ctx: FunctionContext) -> Value:
+    now = ctx.now()
+    offset = local_offset(now)
+    return ERROR if offset is None else AbsTime(now, offset)
+
+
+def _offset_argument(v: Value) -> int | None:
+    """`absTime`'s second argument (the offset): integer, real or relative time."""
+    if is_exact_int(v):
+        return wrap32(v)
+    if isinstance(v, float):
+        return c_int32(v)
+    if isinstance(v, RelTime):
+        return c_int32(v.seconds)
+    return None
+
+
+def abs_time(args: list[Value], ctx: FunctionContext) -> Value:
+    """`absTime()`, `absTime(t)`, `absTime(t, offset)` (fnCall.cpp `convTime`): the
+    current time; a time string; seconds since the epoch (32-bit `int`), shown at the
+    local offset or at the given one; a relative time as seconds since the epoch."""
+    if not args:
+        return _now_abs(ctx)
+    if len(args) > 2:
+        return ERROR
+    arg = args[0]
+    given: int | None = None
+    if len(args) == 2:
+        given = _offset_argument(args[1])
+        if given is None:
+            return ERROR
+    elif isinstance(arg, str):
+        parsed = parse_abs_time(arg)
+        return ERROR if parsed is None else parsed
+    if arg is UNDEFINED:
+        return UNDEFINED
+    if isinstance(arg, AbsTime | str):
+        return arg  # a computed string falls through `convTime` unchanged
+    if isinstance(arg, bool):
+        return ERROR
+    if is_exact_int(arg):
+        secs = wrap32(arg)
+    elif isinstance(arg, float):
+        secs = c_int32(arg)
+    elif isinstance(arg, RelTime):
+        secs = c_int32(arg.seconds)
+    else:
+        return ERROR
+    offset = given if given is not None else local_offset(secs)
+    if offset is None or (offset == -1 and is_exact_int(arg)):
+        return ERROR
+    return AbsTime(secs, offset)
+
+
+def rel_time(args: list[Value], _ctx: FunctionContext) -> Value:
+    """`relTime(t)` (fnCall.cpp `convTime`): a duration string (a real, see module
+    docstring); integer (32-bit) or real seconds; an absolute time's seconds."""
+    if len(args) != 1:
+        return ERROR
+    (arg,) = args
+    if isinstance(arg, str):
+        parsed = parse_rel_time(arg)
+        return ERROR if parsed is None else parsed
+    if arg is UNDEFINED:
+        return UNDEFINED
+    if isinstance(arg, bool):
+        return ERROR
+    if is_exact_int(arg):
+        return RelTime(float(wrap32(arg)))
+    if isinstance(arg, float):
+        return RelTime(arg)
+    if isinstance(arg, AbsTime):
+        return RelTime(float(arg.seconds))
+    if isinstance(arg, RelTime):
+        return arg
+    return ERROR
+
+
+def current_time(args: list[Value], ctx: FunctionContext) -> Value:
+    """`currentTime()`: now, at the local offset."""
+    return ERROR if args else _now_abs(ctx)
+
+
+def time_zone_offset(args: list[Value], ctx: FunctionContext) -> Value:
+    """`timeZoneOffset()`: the local offset now, as a relative time."""
+    if args:
+        return ERROR
+    offset = local_offset(ctx.now())
+    return ERROR if offset is None else RelTime(float(offset))
+
+
+def day_time(args: list[Value], ctx: FunctionContext) -> Value:
+    """`dayTime()`: seconds since local midnight, as a relative time."""
+    if args:
+        return ERROR
+    try:
+        local = time.localtime(ctx.now())
+    except (OverflowError, OSError, ValueError):
+        return ERROR
+    return RelTime(float(local.tm_hour * 3600 + local.tm_min * 60 + local.tm_sec))
+
+
+# --- getYear & co -----------------------------------------------------------------------
+
+#: Field readers of an absolute time (local wall clock, fnCall.cpp `getField`).
+_ABS_FIELDS: Final[dict[str, Callable[[time.struct_time], int] | None]] = {
+    "getyear": lambda t: t.tm_year,
+    "getmonth": lambda t: t.tm_mon,
+    "getdayofyear": lambda t: t.tm_yday - 1,  # C counts from 0
+    "getdayofmonth": lambda t: t.tm_mday,
+    "getdayofweek": lambda t: (t.tm_wday + 1) % 7,  # C counts from Sunday
+    "gethours": lambda t: t.tm_hour,
+    "getminutes": lambda t: t.tm_min,
+    "getseconds": lambda t: t.tm_sec,
+    "getdays": None,
+}
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // b
+    return -q if a < 0 else q
+
+
+def _c_rem(a: int, b: int) -> int:
+    r = abs(a) % b
+    return -r if a < 0 else r
+
+
+#: Field readers of a relative time (its whole seconds as a 32-bit `int`).
+_REL_FIELDS: Final[dict[str, Callable[[int], int] | None]] = {
+    "getdays": lambda s: _c_div(s, 86400),
+    "gethours": lambda s: _c_div(_c_rem(s, 86400), 3600),
+    "getminutes": lambda s: _c_div(_c_rem(s, 3600), 60),
+    "getseconds": lambda s: _c_rem(s, 60),
+}
+
+
+def _get_field(name: str) -> FunctionImpl:
+    def impl(args: list[Value], _ctx: FunctionContext) -> Value:
+        if len(args) != 1:
+            return ERROR
+        (v,) = args
+        if isinstance(v, AbsTime):
+            read = _ABS_FIELDS.get(name)
+            if read is None:
+                return ERROR
+            try:
+                return read(time.localtime(v.seconds))
+            except (OverflowError, OSError, ValueError):
+                return ERROR
+        if isinstance(v, RelTime):
+            rel = _REL_FIELDS.get(name)
+            return ERROR if rel is None else rel(c_int32(v.seconds))
+        return ERROR
+
+    return impl
+
+
+# --- splitTime and formatTime -----------------------------------------------------------
 
 
 def _epoch_seconds(v: Value) -> int | None:
@@ -33,29 +387,71 @@ def _epoch_seconds(v: Value) -> int | None:
     if is_exact_int(v):
         return int(v)
     if isinstance(v, float):
-        as64 = real_to_int64(v)
-        return wrap32(as64) if -(2**31) <= as64 < 2**31 else -(2**31)
+        return c_int32(v)
     return None
 
 
-def _local_fields(seconds: int) -> dict[str, Value] | None:
-    """`splitTime` of an epoch time: the local wall-clock fields and the offset."""
-    if not INT64_MIN <= seconds <= INT64_MAX:
+def _abs_fields(seconds: int, offset: int) -> dict[str, Value] | None:
+    """`absTimeToClassAd`: the wall clock at `offset`, and the offset."""
+    if not INT64_MIN <= seconds + offset <= INT64_MAX:
         return None
     try:
-        local = time.localtime(seconds)
+        clock = time.gmtime(seconds + offset)
     except (OverflowError, OSError, ValueError):
         return None
     return {
         "Type": "AbsoluteTime",
-        "Year": local.tm_year,
-        "Month": local.tm_mon,
-        "Day": local.tm_mday,
-        "Hours": local.tm_hour,
-        "Minutes": local.tm_min,
-        "Seconds": local.tm_sec,
-        "Offset": local.tm_gmtoff,
+        "Year": clock.tm_year,
+        "Month": clock.tm_mon,
+        "Day": clock.tm_mday,
+        "Hours": clock.tm_hour,
+        "Minutes": clock.tm_min,
+        "Seconds": clock.tm_sec,
+        "Offset": offset,
     }
+
+
+def _rel_fields(seconds: float) -> dict[str, Value]:
+    """`relTimeToClassAd`: days, hours, minutes of the 32-bit whole seconds and real
+    seconds; a negative time has only its leading non-zero field negative."""
+    negative = seconds < 0
+    if negative:
+        seconds = -seconds
+    whole = c_int32(seconds)
+    hours_left = _c_rem(whole, 86400)
+    minutes_left = _c_rem(hours_left, 3600)
+    fraction = seconds - math.floor(seconds) if math.isfinite(seconds) else math.nan
+    secs = _c_rem(minutes_left, 60) + fraction
+    days, hours, minutes = _c_div(whole, 86400), _c_div(hours_left, 3600), _c_div(minutes_left, 60)
+    if negative:
+        if days > 0:
+            days = -days
+        elif hours > 0:
+            hours = -hours
+        elif minutes > 0:
+            minutes = -minutes
+        else:
+            secs = -secs
+    return {
+        "Type": "RelativeTime",
+        "Days": days,
+        "Hours": hours,
+        "Minutes": minutes,
+        "Seconds": secs,
+    }
+
+
+def _split(v: Value) -> dict[str, Value] | None:
+    """`doSplitTime` for a non-ad value: None when it is no time."""
+    if isinstance(v, AbsTime):
+        return _abs_fields(v.seconds, v.offset)
+    if isinstance(v, RelTime):
+        return _rel_fields(v.seconds)
+    seconds = _epoch_seconds(v)
+    if seconds is None or not INT64_MIN <= seconds <= INT64_MAX:
+        return None
+    offset = local_offset(seconds)
+    return None if offset is None else _abs_fields(seconds, offset)
 
 
 def split_time(args: list[Value], _ctx: FunctionContext) -> Value:
@@ -66,8 +462,7 @@ def split_time(args: list[Value], _ctx: FunctionContext) -> Value:
     (v,) = args
     if v is UNDEFINED:
         return UNDEFINED
-    seconds = _epoch_seconds(v)
-    fields = None if seconds is None else _local_fields(seconds)
+    fields = _split(v)
     return ERROR if fields is None else fields
 
 
@@ -102,16 +497,14 @@ def _struct_time(fields: dict[str, Value]) -> time.struct_time:
 
 def format_time(args: list[Value], ctx: FunctionContext) -> Value:
     """`formatTime([t [, format]])`: `strftime` of the time's fields (default `%c`,
-    default time now); UNDEFINED and non-time arguments are ERROR."""
+    default time now); relative times, UNDEFINED and non-time arguments are ERROR."""
     if len(args) > 2:
         return ERROR
     when: Value = args[0] if args else ctx.now()
     fmt: Value = args[1] if len(args) == 2 else "%c"
-    if isinstance(when, dict):
-        fields: dict[str, Value] | None = when
-    else:
-        seconds = _epoch_seconds(when)
-        fields = None if seconds is None else _local_fields(seconds)
+    fields = when if isinstance(when, dict) else None
+    if fields is None and not isinstance(when, RelTime):
+        fields = _split(when)
     if fields is None or not isinstance(fmt, str):
         return ERROR
     try:
@@ -121,6 +514,12 @@ def format_time(args: list[Value], ctx: FunctionContext) -> Value:
 
 
 BUILTINS: dict[str, FunctionImpl] = {
+    "abstime": abs_time,
+    "reltime": rel_time,
+    "currenttime": current_time,
+    "timezoneoffset": time_zone_offset,
+    "daytime": day_time,
     "splittime": split_time,
     "formattime": format_time,
+    **{name: _get_field(name) for name in _ABS_FIELDS},
 }

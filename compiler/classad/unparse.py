@@ -8,7 +8,8 @@ with `repr` so they read back bit for bit, and names that are not plain identifi
 Also the one printer of evaluated values, `format_value`: HTCondor's compact unparse
 of a value, which is what both `classad_eval` prints and the `string()` builtin returns
 for a list or nested ad (`{ 1,"a" }`, `[ a = 1; b = 2 ]`, reals as
-`1.500000000000000E+00`). Where our text deliberately differs from HTCondor's, the
+`1.500000000000000E+00`, times `absTime("2004-01-01T00:00:00-06:00")` and
+`relTime("3+01:14:16.123")`). Where our text deliberately differs from HTCondor's, the
 difference is a named `Style`: ROUND_TRIP (reals that read back bit for bit, non-ASCII
 kept readable) against HTCONDOR.
 """

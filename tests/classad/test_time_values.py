@@ -16,9 +16,9 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from compiler.classad import AbsTime, RelTime, format_value
+from compiler.classad import AbsTime, RelTime, compile_expr, evaluate, format_value
 from tests.budget import examples
-from tests.classad.time_oracle import ZONES, check_in_zone, in_zone, oracle_views
+from tests.classad.time_oracle import ZONES, check_in_zone, in_zone, oracle_views, view
 
 pytestmark = pytest.mark.oracle
 
@@ -327,6 +327,16 @@ def test_rel_time_strings(text: str) -> None:
 @given(text=expressions, zone=zones)
 def test_time_expressions(text: str, zone: str) -> None:
     check_in_zone(zone, text)
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(text=expressions, zone=zones)
+def test_compiled_closures_agree_with_the_interpreter(text: str, zone: str) -> None:
+    """`compile_expr` (closures, constant folding) gives the interpreter's time values."""
+    with in_zone(zone):
+        compiled = compile_expr(text)({}, {})
+        interpreted = evaluate(text)
+    assert view(compiled) == view(interpreted)  # reals by repr: NaN equals NaN
 
 
 # --- printing: format_value writes what HTCondor writes and reads back -------------------

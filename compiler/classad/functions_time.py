@@ -29,7 +29,6 @@ Python refuses (a Day of 0, an Hours of 30) make us answer ERROR.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from typing import Final
@@ -38,9 +37,11 @@ from compiler.classad.functions_context import FunctionContext, FunctionImpl
 from compiler.classad.functions_convert import (
     INT64_MAX,
     INT64_MIN,
+    c_trunc_div,
     is_exact_int,
     wrap32,
 )
+from compiler.classad.unparse import split_rel_time
 from compiler.classad.values import (
     ERROR,
     UNDEFINED,
@@ -50,7 +51,6 @@ from compiler.classad.values import (
     c_int32,
 )
 
-_FIELDS: Final = ("Year", "Month", "Day", "Hours", "Minutes", "Seconds")
 _C_DIGITS: Final = "0123456789"
 #: C `isspace` in the "C" locale.
 _C_SPACE: Final = " \t\n\v\f\r"
@@ -339,21 +339,16 @@ _ABS_FIELDS: Final[dict[str, Callable[[time.struct_time], int] | None]] = {
 }
 
 
-def _c_div(a: int, b: int) -> int:
-    q = abs(a) // b
-    return -q if a < 0 else q
-
-
 def _c_rem(a: int, b: int) -> int:
-    r = abs(a) % b
-    return -r if a < 0 else r
+    """C `%` (the sign of the dividend)."""
+    return a - c_trunc_div(a, b) * b
 
 
 #: Field readers of a relative time (its whole seconds as a 32-bit `int`).
 _REL_FIELDS: Final[dict[str, Callable[[int], int] | None]] = {
-    "getdays": lambda s: _c_div(s, 86400),
-    "gethours": lambda s: _c_div(_c_rem(s, 86400), 3600),
-    "getminutes": lambda s: _c_div(_c_rem(s, 3600), 60),
+    "getdays": lambda s: c_trunc_div(s, 86400),
+    "gethours": lambda s: c_trunc_div(_c_rem(s, 86400), 3600),
+    "getminutes": lambda s: c_trunc_div(_c_rem(s, 3600), 60),
     "getseconds": lambda s: _c_rem(s, 60),
 }
 
@@ -415,14 +410,7 @@ def _rel_fields(seconds: float) -> dict[str, Value]:
     """`relTimeToClassAd`: days, hours, minutes of the 32-bit whole seconds and real
     seconds; a negative time has only its leading non-zero field negative."""
     negative = seconds < 0
-    if negative:
-        seconds = -seconds
-    whole = c_int32(seconds)
-    hours_left = _c_rem(whole, 86400)
-    minutes_left = _c_rem(hours_left, 3600)
-    fraction = seconds - math.floor(seconds) if math.isfinite(seconds) else math.nan
-    secs = _c_rem(minutes_left, 60) + fraction
-    days, hours, minutes = _c_div(whole, 86400), _c_div(hours_left, 3600), _c_div(minutes_left, 60)
+    days, hours, minutes, secs, _fraction = split_rel_time(-seconds if negative else seconds)
     if negative:
         if days > 0:
             days = -days

@@ -281,22 +281,28 @@ def _c_div(a: int, b: int) -> int:
     return -q if a < 0 else q
 
 
-def rel_time_text(seconds: float) -> str:
-    """A relative time as HTCondor writes it: `[-][D+]HH:MM:SS[.fff]`, leading zero
-    fields left out (`01:30`, `05`, `3+01:14:16.123`), fractions in `%g`.
-
-    src/classad/util.cpp `relTimeToString`, including its 32-bit `(int)` cast of the
-    whole seconds (beyond about 68 years every field is garbage, as there).
-    """
-    sign = ""
-    if seconds < 0:
-        sign, seconds = "-", -seconds
+def split_rel_time(seconds: float) -> tuple[int, int, int, float, float]:
+    """Days, hours, minutes, seconds (with the fraction) and the fraction of a
+    non-negative relative time, as HTCondor splits one (util.cpp `relTimeToString`,
+    fnCall.cpp `relTimeToClassAd`): C integer arithmetic on the 32-bit `(int)` cast of
+    the whole seconds, so beyond about 68 years every field is garbage, as there."""
     fraction = seconds - math.floor(seconds) if math.isfinite(seconds) else math.nan
     whole = c_int32(seconds)
     hours_left = _c_rem(whole, 86400)
     minutes_left = _c_rem(hours_left, 3600)
     secs = _c_rem(minutes_left, 60) + fraction
     days, hours, minutes = _c_div(whole, 86400), _c_div(hours_left, 3600), _c_div(minutes_left, 60)
+    return days, hours, minutes, secs, fraction
+
+
+def rel_time_text(seconds: float) -> str:
+    """A relative time as HTCondor writes it: `[-][D+]HH:MM:SS[.fff]`, leading zero
+    fields left out (`01:30`, `05`, `3+01:14:16.123`), fractional seconds in `%g`
+    (util.cpp `relTimeToString`)."""
+    sign = ""
+    if seconds < 0:
+        sign, seconds = "-", -seconds
+    days, hours, minutes, secs, fraction = split_rel_time(seconds)
     tail = f"{int(secs):02d}" if fraction == 0 else _c_g(secs)
     if days:
         return f"{sign}{days}+{hours:02d}:{minutes:02d}:{tail}"

@@ -29,6 +29,7 @@ from typing import Final
 
 from compiler.classad.unparse import abs_time_text, format_value, rel_time_text
 from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, Value, c_int32
+from compiler.classad.values import wrap32 as wrap32  # re-exported for the builtins
 
 INT64_MIN: Final = -(1 << 63)
 INT64_MAX: Final = (1 << 63) - 1
@@ -47,10 +48,7 @@ C_SPACE: Final = " \t\n\v\f\r"
 # --- integer arithmetic as the C++ library does it ------------------------------------
 
 
-def wrap32(n: int) -> int:
-    """C++ `long long` -> `int` narrowing (keeps the low 32 bits, signed)."""
-    n &= (1 << 32) - 1
-    return n - (1 << 32) if n >= (1 << 31) else n
+# `wrap32` (C++ `long long` -> `int` narrowing) lives in values.py beside `c_int32`.
 
 
 def c_trunc_div(a: int, b: int) -> int:

@@ -69,6 +69,12 @@ class RelTime:
 INT32_MIN: Final = -(2**31)
 
 
+def wrap32(n: int) -> int:
+    """C++ `long long` -> `int` narrowing (keeps the low 32 bits, signed)."""
+    n &= (1 << 32) - 1
+    return n - (1 << 32) if n >= (1 << 31) else n
+
+
 def c_int32(x: float) -> int:
     """C's `(int) x` for a double on x86-64 (`cvttsd2si`): truncation toward zero, and
     INT32_MIN for NaN and anything outside the 32-bit range. HTCondor's time code casts

@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Final
 
-from compiler.classad import evaluate
+from compiler.classad import ClassAdSyntaxError, evaluate, parse
 from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime
 
 REPO: Final = Path(__file__).resolve().parents[2]
@@ -161,6 +161,10 @@ def view(v: Any) -> list[Any]:
 
 
 def our_views(text: str) -> list[Any]:
+    try:
+        parse(text)
+    except ClassAdSyntaxError:
+        return ["syntax"]
     return [view(evaluate(wrap.format(text))) for wrap in WRAPS]
 
 
@@ -179,16 +183,16 @@ def check_in_zone(zone: str, text: str) -> None:
     """Our four views of `text` equal the oracle's in `zone`.
 
     Two answers of the oracle are not values: `syntax` (HTCondor reads `absTime("...")`
-    and `relTime("...")` while parsing and rejects a bad string there; we answer ERROR,
-    see compiler/classad/functions_time.py) and `fail` (the evaluation itself failed,
-    e.g. `absTime(0, -1)`, or the binding could not convert the time to a `datetime`;
-    then the other views are still compared).
+    and `relTime("...")` while parsing and rejects a bad string there; so must our
+    parser) and `fail` (the evaluation itself failed, e.g. `absTime(0, -1)`, where we
+    answer ERROR, or the binding could not convert the time to a `datetime`; then the
+    other views are still compared).
     """
     theirs = oracle_views(zone, text)
     with in_zone(zone):
         ours = our_views(text)
-    if theirs == ["syntax"]:
-        assert ours[0] == ["E"], f"{text!r} in {zone}: HTCondor rejects it, ours {ours}"
+    if theirs == ["syntax"] or ours == ["syntax"]:
+        assert ours == theirs, f"{text!r} in {zone}: ours {ours}, oracle {theirs}"
         return
     if all(v == ["fail"] for v in theirs):  # the evaluation itself failed
         assert ours[0] == ["E"], f"{text!r} in {zone}: ours {ours[0]}, oracle failed"

@@ -18,14 +18,16 @@ from compiler.classad.match import rank, rank_value, requirements_met, symmetric
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
 from compiler.classad.unparse import format_value, unparse
-from compiler.classad.values import ERROR, UNDEFINED, to_bytes
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
 
 __all__ = [
     "ERROR",
     "UNDEFINED",
+    "AbsTime",
     "ClassAd",
     "ClassAdSyntaxError",
     "CompiledExpr",
+    "RelTime",
     "call_deep",
     "compile_expr",
     "evaluate",

@@ -311,7 +311,7 @@ def evaluate(
     `my`/`target` map attribute names (any case) to Python values or parsed `Expr`s.
     `now` fixes `time()`/`CurrentTime` (epoch seconds or a clock function); `ctx` (a
     functions.FunctionContext) overrides the clock and the random source together.
-    Returns bool, int, float, str, list, dict, UNDEFINED or ERROR.
+    Returns bool, int, float, str, list, dict, AbsTime, RelTime, UNDEFINED or ERROR.
     """
     expr = parse_cached(expr_or_text) if isinstance(expr_or_text, str) else expr_or_text
     context = ctx if ctx is not None else function_context(now)

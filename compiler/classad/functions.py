@@ -4,10 +4,7 @@ The evaluator calls `BUILTINS[name.lower()](args, ctx)` with the arguments alrea
 evaluated; a name missing from the table is an unknown function (the evaluator answers
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
 evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
-(they evaluate an unevaluated argument inside nested ads: evaluator territory) and
-everything producing absolute/relative-time values (`absTime`, `relTime`,
-`currentTime`, `dayTime`, `timeZoneOffset`; `getYear` & co only accept such values),
-a value type policies never need.
+(they evaluate an unevaluated argument inside nested ads: evaluator territory).
 
 Every behaviour here was probed against HTCondor 25.14.1 in HTCondor mode (see
 shared/reference/classad-semantics.md and tests/classad/test_functions*.py). The
@@ -22,7 +19,8 @@ implementations live in topic modules:
 * `functions_regex`      regexp, regexpMember, regexps, replace, replaceAll
 * `functions_stringlist` stringListSize/Sum/Avg/Min/Max/Member/IMember/SubsetMatch/
                          ISubsetMatch, stringListsIntersect, stringList_regexpMember
-* `functions_time`       splitTime, formatTime
+* `functions_time`       absTime, relTime, currentTime, timeZoneOffset, dayTime,
+                         getYear & co, splitTime, formatTime
 * `functions_site`       userHome, userMap (no map files: mapping always fails)
 * `functions_args`       argsToList, listToArgs
 * `functions_env`        envV1ToV2, mergeEnvironment

@@ -9,6 +9,10 @@ that "accepts a number" or "accepts anything printable" goes through one of them
   semantics (leading blanks, `0x` hex floats, `inf`/`nan`, trailing junk ignored), and
   reals become integers with the x86-64 truncating cast (anything out of the 64-bit range,
   and NaN, becomes INT64_MIN).
+* Times (value.cpp `convertValueTo*Value`): an absolute time converts to its seconds
+  since the epoch; a relative time to its seconds cast to a 32-bit `int` first (so
+  `real(relTime(1.5))` is 1.0); `string()` writes them without the `absTime("...")`
+  wrapper (`2004-01-01T00:00:00-06:00`, `3+01:14:16`).
 
 ClassAd strings are byte strings in HTCondor (`size("é")` is 2). We keep Python `str`
 values and map them to bytes with UTF-8 + `surrogateescape`, so a substring that cuts a
@@ -23,8 +27,9 @@ import math
 import re
 from typing import Final
 
-from compiler.classad.unparse import format_value
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.unparse import abs_time_text, format_value, rel_time_text
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, Value, c_int32
+from compiler.classad.values import wrap32 as wrap32  # re-exported for the builtins
 
 INT64_MIN: Final = -(1 << 63)
 INT64_MAX: Final = (1 << 63) - 1
@@ -43,10 +48,7 @@ C_SPACE: Final = " \t\n\v\f\r"
 # --- integer arithmetic as the C++ library does it ------------------------------------
 
 
-def wrap32(n: int) -> int:
-    """C++ `long long` -> `int` narrowing (keeps the low 32 bits, signed)."""
-    n &= (1 << 32) - 1
-    return n - (1 << 32) if n >= (1 << 31) else n
+# `wrap32` (C++ `long long` -> `int` narrowing) lives in values.py beside `c_int32`.
 
 
 def c_trunc_div(a: int, b: int) -> int:
@@ -156,6 +158,10 @@ def to_string(v: Value) -> Value:
             return v
         case bool() | int() | float() | list() | tuple() | dict():
             return format_value(v)
+        case AbsTime():
+            return abs_time_text(v)
+        case RelTime(seconds=seconds):
+            return rel_time_text(float(c_int32(seconds)))
         case _:
             return ERROR
 
@@ -172,6 +178,10 @@ def to_real(v: Value) -> Value:
         case str():
             parsed = strtod_prefix(v)
             return ERROR if parsed is None else parsed
+        case AbsTime(seconds=seconds):
+            return float(seconds)
+        case RelTime(seconds=seconds):
+            return float(c_int32(seconds))
         case _ if v is UNDEFINED:
             return UNDEFINED
         case _:
@@ -190,6 +200,10 @@ def to_integer(v: Value) -> Value:
         case str():
             parsed = strtod_prefix(v)
             return ERROR if parsed is None else real_to_int64(parsed)
+        case AbsTime(seconds=seconds):
+            return seconds
+        case RelTime(seconds=seconds):
+            return c_int32(seconds)
         case _ if v is UNDEFINED:
             return UNDEFINED
         case _:

@@ -28,7 +28,7 @@ from compiler.classad.functions_convert import (
     wrap32,
 )
 from compiler.classad.operators import fold_case, wrap64
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, Value, c_int32
 
 # --- type predicates ------------------------------------------------------------------
 
@@ -49,9 +49,8 @@ _TYPE_TESTS: dict[str, Callable[[Value], bool]] = {
     "isboolean": lambda v: isinstance(v, bool),
     "islist": lambda v: isinstance(v, list | tuple),
     "isclassad": lambda v: isinstance(v, dict),
-    # Absolute/relative time values never arise in policies; the tests exist and say no.
-    "isabstime": lambda v: False,
-    "isreltime": lambda v: False,
+    "isabstime": lambda v: isinstance(v, AbsTime),
+    "isreltime": lambda v: isinstance(v, RelTime),
 }
 
 
@@ -67,10 +66,13 @@ def _unary(convert: Callable[[Value], Value]) -> FunctionImpl:
 
 def _to_bool(v: Value) -> Value:
     """`bool(x)`: numbers by zero-ness, strings only "true"/"false" in any case
-    (anything else UNDEFINED); lists, ads and ERROR -> ERROR."""
+    (anything else UNDEFINED), a relative time by its 32-bit whole seconds; lists, ads,
+    absolute times and ERROR -> ERROR (fnCall.cpp `convBool`)."""
     match v:
         case bool():
             return v
+        case RelTime(seconds=seconds):
+            return c_int32(seconds) != 0
         case int() | float():
             return v != 0
         case str():

@@ -7,7 +7,8 @@ simplifier's constant folding and three-valued tables, so none of them can disag
 
 Pure functions from values to a value; they never raise for bad input, they return
 ERROR, exactly as HTCondor 25.14.1 does (shared/reference/classad-semantics.md sections
-3-7). The lazy operators (`&&`, `||`, `?:`, elvis) only need `truth` from here: their
+3-7), times included (`values.AbsTime`/`RelTime`, operators.cpp `doTimeArithmetic`,
+`compareAbsoluteTimes`, `compareRelativeTimes`). The lazy operators (`&&`, `||`, `?:`, elvis) only need `truth` from here: their
 laziness lives in the evaluators.
 """
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from compiler.classad.scope import LazyList
-from compiler.classad.values import ERROR, UNDEFINED, to_bytes
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, c_int32, to_bytes
 
 Value = Any
 BinaryFn = Callable[[Value, Value], Value]
@@ -108,11 +109,49 @@ def _real_div(x: float, y: float) -> float:
     return x / y
 
 
+_TIMES: Final = (AbsTime, RelTime)
+
+
+def _time_arithmetic(op: str, a: Value, b: Value) -> Value:
+    """`+ - * /` with a time operand (operators.cpp `doTimeArithmetic`): absolute +/-
+    relative (the relative seconds cast to a 32-bit `int`), absolute - absolute,
+    relative +/- relative, relative * or / a number, a number * relative. Anything else,
+    booleans included, is ERROR. A relative time divided by zero is not an error (the
+    division is done in `double`)."""
+    ta, tb = type(a), type(b)
+    if op == "+":
+        if ta is AbsTime and tb is RelTime:
+            return AbsTime(wrap64(a.seconds + c_int32(b.seconds)), a.offset)
+        if ta is RelTime and tb is AbsTime:
+            return AbsTime(wrap64(b.seconds + c_int32(a.seconds)), b.offset)
+        if ta is RelTime and tb is RelTime:
+            return RelTime(a.seconds + b.seconds)
+    elif op == "-":
+        if ta is AbsTime and tb is AbsTime:
+            return RelTime(float(wrap64(a.seconds - b.seconds)))
+        if ta is AbsTime and tb is RelTime:
+            return AbsTime(wrap64(a.seconds - c_int32(b.seconds)), a.offset)
+        if ta is RelTime and tb is RelTime:
+            return RelTime(a.seconds - b.seconds)
+    elif op in ("*", "/"):
+        if ta is RelTime and (tb is int or tb is float):
+            if op == "*":
+                return RelTime(a.seconds * b)
+            return RelTime(_real_div(a.seconds, float(b)))
+        if (ta is int or ta is float) and tb is RelTime and op == "*":
+            return RelTime(a * b.seconds)
+    return ERROR
+
+
+def _is_time(a: Value, b: Value) -> bool:
+    return type(a) in _TIMES or type(b) in _TIMES
+
+
 def add(a: Value, b: Value) -> Value:
     if (bad := _strict(a, b)) is not None:
         return bad
     if (nums := _numbers(a, b)) is None:
-        return ERROR
+        return _time_arithmetic("+", a, b) if _is_time(a, b) else ERROR
     x, y = nums
     if type(x) is int and type(y) is int:
         return wrap64(x + y)
@@ -123,7 +162,7 @@ def subtract(a: Value, b: Value) -> Value:
     if (bad := _strict(a, b)) is not None:
         return bad
     if (nums := _numbers(a, b)) is None:
-        return ERROR
+        return _time_arithmetic("-", a, b) if _is_time(a, b) else ERROR
     x, y = nums
     if type(x) is int and type(y) is int:
         return wrap64(x - y)
@@ -134,7 +173,7 @@ def multiply(a: Value, b: Value) -> Value:
     if (bad := _strict(a, b)) is not None:
         return bad
     if (nums := _numbers(a, b)) is None:
-        return ERROR
+        return _time_arithmetic("*", a, b) if _is_time(a, b) else ERROR
     x, y = nums
     if type(x) is int and type(y) is int:
         return wrap64(x * y)
@@ -145,7 +184,7 @@ def divide(a: Value, b: Value) -> Value:
     if (bad := _strict(a, b)) is not None:
         return bad
     if (nums := _numbers(a, b)) is None:
-        return ERROR
+        return _time_arithmetic("/", a, b) if _is_time(a, b) else ERROR
     x, y = nums
     if type(x) is int and type(y) is int:
         if y == 0:
@@ -227,6 +266,8 @@ def _ordered(a: Value, b: Value) -> tuple[Any, Any] | Value:
             return ascii_lower(a), ascii_lower(b)
         return fold_case(a), fold_case(b)  # strings are bytes (see values.to_bytes)
     if (nums := _numbers(a, b)) is None:
+        if ta is tb and ta in _TIMES:  # two absolute or two relative times
+            return a.seconds, b.seconds
         return ERROR
     x, y = nums
     if type(x) is not type(y):  # int against real: the int is converted first
@@ -253,7 +294,7 @@ greater_equal = _comparison(lambda x, y: x >= y)
 equal = _comparison(lambda x, y: x == y)
 not_equal = _comparison(lambda x, y: x != y)
 
-_SCALAR_TYPES: Final = (bool, int, float, str)
+_SCALAR_TYPES: Final = (bool, int, float, str, AbsTime, RelTime)
 
 
 def _kind(v: Value) -> type:
@@ -267,7 +308,8 @@ def identical(a: Value, b: Value) -> Value:
     """`=?=` / `is`: same type and same value, never UNDEFINED.
 
     Values of different types are simply not identical; two lists or two ads cannot
-    be compared at all (ERROR), as in HTCondor.
+    be compared at all (ERROR), as in HTCondor. Absolute times must agree in seconds
+    and offset, relative times in seconds (`compareAbsoluteTimes`, dataclass equality).
     """
     if a is UNDEFINED or a is ERROR or b is UNDEFINED or b is ERROR:
         return a is b
@@ -314,12 +356,16 @@ def negate(v: Value) -> Value:
         return wrap64(-v)
     if t is float:
         return -v
+    if t is RelTime:
+        return RelTime(-v.seconds)
     return v if v is UNDEFINED or v is ERROR else ERROR
 
 
 def plus(v: Value) -> Value:
+    """Unary `+`: numbers and relative times are themselves (operators.cpp
+    `_doOperation` refuses only booleans, strings, lists, ads and absolute times)."""
     t = type(v)
-    if t is int or t is float:
+    if t is int or t is float or t is RelTime:
         return v
     return v if v is UNDEFINED or v is ERROR else ERROR
 

@@ -24,6 +24,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from compiler.classad import ast
 from compiler.classad.deep import MAX_DEPTH
 from compiler.classad.errors import ClassAdSyntaxError
+from compiler.classad.time_text import parse_abs_time, parse_rel_time
 from compiler.errors import Span
 
 INT64_MIN = -(2**63)
@@ -85,6 +86,17 @@ def _span(first: Any, last: Any) -> Span | None:
 
 def _fail(message: str, token: Token) -> ClassAdSyntaxError:
     return ClassAdSyntaxError(message, line=token.line, column=token.column)
+
+
+def _check_time_literal(name: Token, text: str) -> None:
+    """HTCondor reads `absTime("...")` / `relTime("...")` of one literal string while
+    parsing (source.cpp `shouldEvaluateAtParseTime`); a string it cannot read fails the
+    parse. The value itself is computed by the builtin (functions_time)."""
+    kind = name.lower()
+    if kind == "abstime" and parse_abs_time(text) is None:
+        raise _fail(f"absTime cannot read {text!r} as a date and time", name)
+    if kind == "reltime" and parse_rel_time(text) is None:
+        raise _fail(f"relTime cannot read {text!r} as a duration ([-][D+][HH:][MM:]SS)", name)
 
 
 def decode_escapes(body: str, token: Token) -> str:
@@ -207,6 +219,8 @@ class _Builder(Transformer[Token, ast.Expr]):
         if name.lower() in KEYWORDS:
             raise _fail(f"keyword {name.value!r} cannot be a function name", name)
         items = tuple(_node(a) for a in args) if args is not None else ()
+        if len(items) == 1 and isinstance(items[0], ast.String):
+            _check_time_literal(name, items[0].value)
         return ast.Call(str(name), items, _span(name, close))
 
     def args(self, children: list[Any]) -> list[Any]:

@@ -8,7 +8,8 @@ with `repr` so they read back bit for bit, and names that are not plain identifi
 Also the one printer of evaluated values, `format_value`: HTCondor's compact unparse
 of a value, which is what both `classad_eval` prints and the `string()` builtin returns
 for a list or nested ad (`{ 1,"a" }`, `[ a = 1; b = 2 ]`, reals as
-`1.500000000000000E+00`). Where our text deliberately differs from HTCondor's, the
+`1.500000000000000E+00`, times `absTime("2004-01-01T00:00:00-06:00")` and
+`relTime("3+01:14:16.123")`). Where our text deliberately differs from HTCondor's, the
 difference is a named `Style`: ROUND_TRIP (reals that read back bit for bit, non-ASCII
 kept readable) against HTCONDOR.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +26,7 @@ from typing import Any
 from compiler.classad import ast
 from compiler.classad.deep import call_deep
 from compiler.classad.parser import KEYWORDS
-from compiler.classad.values import ERROR, UNDEFINED, to_bytes
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, c_int32, to_bytes
 
 # Binding strength of each syntactic level (higher binds tighter), as in grammar.lark.
 CONDITIONAL, PRIMARY = 1, 14
@@ -248,6 +250,69 @@ def format_real(value: float) -> str:
     return f"{value:.15E}"
 
 
+def abs_time_text(value: AbsTime) -> str:
+    """An absolute time as HTCondor writes it, `2004-01-01T00:00:00-06:00`: the wall
+    clock at the value's own offset, then the offset (zero is written `-00:00`).
+    src/classad/util.cpp `absTimeToString`; the ISO form `absTime("...")` reads back."""
+    offset = value.offset
+    sign = "+" if offset > 0 else "-"
+    offset = abs(offset)
+    try:
+        clock = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(value.seconds + value.offset))
+    except (OverflowError, OSError, ValueError):
+        clock = "?"  # gmtime fails: HTCondor prints an uninitialised struct tm
+    return f"{clock}{sign}{offset // 3600:02d}:{offset // 60 % 60:02d}"
+
+
+def _c_g(x: float) -> str:
+    """C `%02g` (glibc spells NaN `nan`/`-nan`, infinities `inf`/`-inf`)."""
+    if math.isnan(x):
+        return "-nan" if math.copysign(1.0, x) < 0 else "nan"
+    return f"{x:02g}"
+
+
+def _c_rem(a: int, b: int) -> int:
+    r = abs(a) % b
+    return -r if a < 0 else r
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // b
+    return -q if a < 0 else q
+
+
+def split_rel_time(seconds: float) -> tuple[int, int, int, float, float]:
+    """Days, hours, minutes, seconds (with the fraction) and the fraction of a
+    non-negative relative time, as HTCondor splits one (util.cpp `relTimeToString`,
+    fnCall.cpp `relTimeToClassAd`): C integer arithmetic on the 32-bit `(int)` cast of
+    the whole seconds, so beyond about 68 years every field is garbage, as there."""
+    fraction = seconds - math.floor(seconds) if math.isfinite(seconds) else math.nan
+    whole = c_int32(seconds)
+    hours_left = _c_rem(whole, 86400)
+    minutes_left = _c_rem(hours_left, 3600)
+    secs = _c_rem(minutes_left, 60) + fraction
+    days, hours, minutes = _c_div(whole, 86400), _c_div(hours_left, 3600), _c_div(minutes_left, 60)
+    return days, hours, minutes, secs, fraction
+
+
+def rel_time_text(seconds: float) -> str:
+    """A relative time as HTCondor writes it: `[-][D+]HH:MM:SS[.fff]`, leading zero
+    fields left out (`01:30`, `05`, `3+01:14:16.123`), fractional seconds in `%g`
+    (util.cpp `relTimeToString`)."""
+    sign = ""
+    if seconds < 0:
+        sign, seconds = "-", -seconds
+    days, hours, minutes, secs, fraction = split_rel_time(seconds)
+    tail = f"{int(secs):02d}" if fraction == 0 else _c_g(secs)
+    if days:
+        return f"{sign}{days}+{hours:02d}:{minutes:02d}:{tail}"
+    if hours:
+        return f"{sign}{hours:02d}:{minutes:02d}:{tail}"
+    if minutes:
+        return f"{sign}{minutes:02d}:{tail}"
+    return f"{sign}{tail}"
+
+
 def attribute_order(name: str) -> tuple[int, bytes]:
     """Sort key of HTCondor's attribute storage: shorter names first, then
     case-insensitively (`strcasecmp`). Ads print their attributes in this order:
@@ -284,6 +349,10 @@ def _format_value(value: Any, style: Style) -> str:
             return style.real(value)
         case str():
             return quote_string(value, ascii_only=style.ascii_strings)
+        case AbsTime():
+            return f'absTime("{abs_time_text(value)}")'
+        case RelTime(seconds=seconds):
+            return f'relTime("{rel_time_text(seconds)}")'
         case list() | tuple():
             start, sep, end = style.list_brackets
             return start + sep.join(_format_value(v, style) for v in value) + end

@@ -1,13 +1,15 @@
 """ClassAd runtime values as Python objects.
 
 The public representation (DESIGN.md): int, float, bool, str, list, dict (a nested
-ClassAd), and the two singletons `UNDEFINED` and `ERROR`. Booleans are their own ClassAd
-type, so code must test `isinstance(v, bool)` before `isinstance(v, int)`.
+ClassAd), the two singletons `UNDEFINED` and `ERROR`, and the two time values `AbsTime`
+and `RelTime`. Booleans are their own ClassAd type, so code must test
+`isinstance(v, bool)` before `isinstance(v, int)`.
 """
 
 from __future__ import annotations
 
 import codecs
+from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 
@@ -40,7 +42,51 @@ class _Singleton:
 UNDEFINED: Final = _Singleton("UNDEFINED")
 ERROR: Final = _Singleton("ERROR")
 
-#: A ClassAd value: bool | int | float | str | list | dict | UNDEFINED | ERROR.
+
+@dataclass(frozen=True, slots=True)
+class AbsTime:
+    """An absolute time value (`absTime(...)`, `currentTime()`): an instant and the time
+    zone it is shown in.
+
+    HTCondor's `abstime_t` (src/classad/classad/util.h): `seconds` since the epoch (UTC)
+    and `offset`, seconds east of Greenwich. Only `seconds` takes part in `==`/`<`;
+    `=?=` also compares the offset (operators.cpp, `compareAbsoluteTimes`), which is
+    what dataclass equality does here.
+    """
+
+    seconds: int
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class RelTime:
+    """A relative time value (`relTime(...)`, `absTime - absTime`): a signed number of
+    seconds, possibly fractional (the `double` in HTCondor's `classad::Value`)."""
+
+    seconds: float
+
+
+INT32_MIN: Final = -(2**31)
+
+
+def wrap32(n: int) -> int:
+    """C++ `long long` -> `int` narrowing (keeps the low 32 bits, signed)."""
+    n &= (1 << 32) - 1
+    return n - (1 << 32) if n >= (1 << 31) else n
+
+
+def c_int32(x: float) -> int:
+    """C's `(int) x` for a double on x86-64 (`cvttsd2si`): truncation toward zero, and
+    INT32_MIN for NaN and anything outside the 32-bit range. HTCondor's time code casts
+    seconds this way everywhere (fnCall.cpp `convTime`, operators.cpp
+    `doTimeArithmetic`, value.h `IsRelativeTimeValue(time_t&)`)."""
+    if x != x or not -2147483649.0 < x < 2147483648.0:
+        return INT32_MIN
+    return int(x)
+
+
+#: A ClassAd value: bool | int | float | str | list | dict | AbsTime | RelTime |
+#: UNDEFINED | ERROR.
 Value: TypeAlias = Any
 
 
@@ -103,4 +149,8 @@ def type_name(v: object) -> str:
         return "list"
     if isinstance(v, dict):
         return "classad"
+    if isinstance(v, AbsTime):
+        return "absolute time"
+    if isinstance(v, RelTime):
+        return "relative time"
     return type(v).__name__

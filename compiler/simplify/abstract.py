@@ -20,12 +20,12 @@ from functools import lru_cache
 from typing import Final
 
 from compiler.classad import ast as A
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime
 from compiler.simplify.domains import TIME_DOMAIN, Domain, Env
 from compiler.simplify.threevl import ALL_TV, AND_TABLE, NOT_TABLE, OR_TABLE
 
 NUMERIC: Final = frozenset({"bool", "int", "real", "nan"})
-ANY_TAGS: Final = frozenset({"bool", "int", "real", "nan", "str", "list", "ad", "U", "E"})
+ANY_TAGS: Final = frozenset({"bool", "int", "real", "nan", "str", "list", "ad", "time", "U", "E"})
 CMP_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">=", "=?=", "=!="})
 ORDER_OPS: Final = frozenset({"==", "!=", "<", "<=", ">", ">="})
 ARITH_OPS: Final = frozenset({"+", "-", "*", "/", "%"})
@@ -34,17 +34,22 @@ TYPE_TESTS: Final = frozenset(
 )
 #: Functions whose value changes between evaluations (never folded, never merged).
 NONDETERMINISTIC: Final = frozenset({"random"})
-#: Functions that read the clock or attributes by name: never folded.
+#: Functions that read the clock, the local time zone or attributes by name: never
+#: folded (the zone where the policy runs need not be the compiler's).
 IMPURE: Final = frozenset(
     {"time", "random", "eval", "evalineachcontext", "countmatches", "unparse"}
+    | {"abstime", "currenttime", "timezoneoffset", "daytime", "splittime", "formattime"}
+    | {"getyear", "getmonth", "getdayofyear", "getdayofmonth", "getdayofweek", "gethours"}
 )
 _BIG: Final = 1e300  # |x| below this: + and - of two such numbers cannot overflow
 
 
 @dataclass(frozen=True, slots=True)
 class Abs:
-    """Possible kinds (`bool int real nan str list ad U E`; `real` = finite real, `nan` =
-    NaN or an infinity) and, for numbers, inclusive bounds (None = unbounded)."""
+    """Possible kinds (`bool int real nan str list ad time U E`; `real` = finite real,
+    `nan` = NaN or an infinity, `time` = an absolute or relative time, opaque: it is
+    never folded and only its ERROR truth value and ERROR-or-time arithmetic are
+    used) and, for numbers, inclusive bounds (None = unbounded)."""
 
     tags: frozenset[str]
     low: float | None = None
@@ -86,6 +91,8 @@ def abs_of_value(v: object) -> Abs:
         return Abs(frozenset({"list"}))
     if isinstance(v, dict):
         return Abs(frozenset({"ad"}))
+    if isinstance(v, AbsTime | RelTime):
+        return Abs(frozenset({"time"}))
     return ANY
 
 
@@ -107,7 +114,7 @@ def tvs(a: Abs) -> frozenset[str]:
             out.add("T")
     if "nan" in t:
         out.add("T")
-    if t & {"str", "list", "ad", "E"}:
+    if t & {"str", "list", "ad", "time", "E"}:
         out.add("E")
     if "U" in t:
         out.add("U")
@@ -173,6 +180,8 @@ def _arith(op: str, a: Abs, b: Abs) -> Abs:
     tags: set[str] = set()
     if "U" in a.tags | b.tags:
         tags.add("U")
+    if "time" in a.tags | b.tags:
+        tags |= {"time", "E"}  # operators.py `_time_arithmetic`: a time or ERROR
     if (a.tags | b.tags) & {"E", "str", "list", "ad"}:
         tags.add("E")
     na, nb = a.tags & NUMERIC, b.tags & NUMERIC
@@ -221,6 +230,8 @@ def _compare(op: str, a: Abs, b: Abs) -> Abs:
         tags.add("U")
     if (a.tags | b.tags) & {"E", "list", "ad"}:
         tags.add("E")
+    if "time" in a.tags | b.tags:
+        tags |= {"bool", "E"}  # two times of one kind compare; anything else is ERROR
     na, nb = a.tags & NUMERIC, b.tags & NUMERIC
     sa, sb = a.tags & {"str"}, b.tags & {"str"}
     if (na and nb) or (sa and sb):
@@ -234,7 +245,9 @@ def _unary(op: str, x: Abs) -> Abs:
     if op == "!":
         return _from_tvs(frozenset(NOT_TABLE[t] for t in tvs(x)))
     keep = x.tags & {"U", "E"}
-    bad = {"E"} if x.tags & {"str", "list", "ad", "bool"} else set()
+    bad = {"E"} if x.tags & {"str", "list", "ad", "bool", "time"} else set()
+    if op in ("-", "+") and "time" in x.tags:
+        keep = keep | {"time"}  # a relative time stays one (an absolute one is ERROR)
     if op == "~":
         nums = x.tags & {"int"}
         bad |= {"E"} if x.tags & {"real", "nan"} else set()

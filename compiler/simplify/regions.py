@@ -35,7 +35,7 @@ from functools import lru_cache
 from typing import Final
 
 from compiler.classad import ast as A
-from compiler.classad.values import ERROR, UNDEFINED, Value
+from compiler.classad.values import ERROR, UNDEFINED, RelTime, Value
 from compiler.simplify.abstract import (
     CMP_OPS,
     TYPE_TESTS,
@@ -161,6 +161,10 @@ class _Space:
             out.append([])
         if "ad" in t:
             out.append({})
+        if "time" in t:
+            # Against the literals of a comparison (never times) every time value
+            # behaves alike: ERROR for ordering and `==`, FALSE for `=?=`.
+            out.append(RelTime(0.0))
         if "str" in t:
             strs = [k for k in consts if isinstance(k, str)]
             if ordered and strs:

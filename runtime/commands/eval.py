@@ -13,7 +13,9 @@ quoted, `true`/`false`, `undefined`, `error`, reals as `2.500000000000000E+00`, 
 `--json` prints one JSON value: integers, reals, booleans, strings, lists and ads as
 JSON numbers, booleans, strings, arrays and objects; the two special values as
 `{"type": "undefined"}` and `{"type": "error"}`; reals JSON cannot hold as
-`{"type": "real", "value": "inf" | "-inf" | "nan"}`. A string byte that is not UTF-8
+`{"type": "real", "value": "inf" | "-inf" | "nan"}`; absolute and relative times as
+HTCondor's JSON writer writes them (src/classad/jsonSink.cpp), an expression string
+`"\\/Expr(absTime(\"2004-01-01T00:00:00-06:00\"))\\/"`. A string byte that is not UTF-8
 (`"\\377"`) prints as U+FFFD, so the output is always valid UTF-8 JSON; the plain
 output keeps the exact bytes (`"\\377"`).
 
@@ -31,8 +33,10 @@ from typing import Any
 from compiler.classad import (
     ERROR,
     UNDEFINED,
+    AbsTime,
     ClassAd,
     ClassAdSyntaxError,
+    RelTime,
     call_deep,
     evaluate,
     format_value,
@@ -67,6 +71,8 @@ def to_json(value: Any) -> Any:
         return [to_json(v) for v in value]
     if isinstance(value, dict):
         return {_unicode(k): to_json(v) for k, v in value.items()}
+    if isinstance(value, AbsTime | RelTime):
+        return f"/Expr({format_value(value)})/"
     return value
 
 

@@ -173,3 +173,29 @@ def test_eval_bad_ad_file_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["eval", "A", "--machine", str(bad)]) == 2
     assert f"{bad}:2:" in capsys.readouterr().err
     assert main(["eval", "A", "--machine", str(tmp_path / "missing.ad")]) == 2
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize(
+    "expr", ['absTime("2004-01-01T00:00:00Z")', 'absTime("2004-07-01T12:00:00+05:30")']
+)
+def test_eval_json_absolute_time_like_htcondor(
+    expr: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """HTCondor writes a time value as an expression string (jsonSink.cpp); its parser
+    turns the literal `absTime("...")` into that value, so the ad's JSON shows it."""
+    assert main(["eval", "--json", expr]) == 0
+    assert json.loads(capsys.readouterr().out) == _oracle_json_value(expr)
+
+
+@pytest.mark.oracle
+def test_eval_prints_relative_times(capsys: pytest.CaptureFixture[str]) -> None:
+    """HTCondor prints a relative-time literal with the printer it uses for values
+    (sink.cpp, util.cpp `relTimeToString`): `relTime("1+01:01:01.5")` is 90061.5 s."""
+    from tests.oracle import classad2
+
+    printed = str(classad2.ExprTree('relTime("1+01:01:01.5")'))
+    assert main(["eval", "relTime(90061.5)"]) == 0
+    assert capsys.readouterr().out == printed + "\n"
+    assert main(["eval", "--json", "relTime(90061.5)"]) == 0
+    assert json.loads(capsys.readouterr().out) == f"/Expr({printed})/"

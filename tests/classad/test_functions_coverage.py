@@ -35,20 +35,15 @@ PROBES = [
     "x",
     '"1,2"',
     '{"a"}',
+    "absTime(0)",
+    "relTime(5)",
 ]
 
 #: Implemented by the evaluator: they need laziness, the syntax tree or the scope.
 SPECIAL_FORMS = {"ifthenelse", "eval", "unparse", "evalineachcontext", "countmatches"}
 
 #: Present in HTCondor, deliberately absent here (see compiler/classad/functions.py).
-NOT_PROVIDED = {
-    # absolute/relative time values are a type policies never use
-    "abstime",
-    "reltime",
-    "currenttime",
-    "timezoneoffset",
-    "daytime",
-}
+NOT_PROVIDED: set[str] = set()  # absTime & co are provided since issue 11
 
 #: Names that look like functions but HTCondor 25.14.1 does not have.
 ABSENT = {"isdefined", "length", "trim", "sprintf", "abs", "sqrt", "lower", "upper", "strlen"}

@@ -97,6 +97,9 @@ ARITY: dict[str, tuple[int, int]] = {
     "stringlistsintersect": (1, 4),
     "stringlist_regexpmember": (1, 5),
     "splittime": (0, 2),
+    "abstime": (1, 3),  # absTime() reads the clock
+    "reltime": (0, 2),
+    **{n: (0, 2) for n in BUILTINS if n.startswith("get")},
     "userhome": (0, 3),
     "usermap": (1, 5),
     "argstolist": (0, 3),
@@ -105,8 +108,8 @@ ARITY: dict[str, tuple[int, int]] = {
     "mergeenvironment": (0, 3),
 }
 
-# time() and formatTime() read the clock, random() the random source.
-NONDETERMINISTIC = {"time", "random", "formattime"}
+# These read the clock (and formatTime() of no argument), random() the random source.
+NONDETERMINISTIC = {"time", "random", "formattime", "currenttime", "timezoneoffset", "daytime"}
 
 
 def test_every_builtin_has_an_arity_entry() -> None:

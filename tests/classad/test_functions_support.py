@@ -8,6 +8,7 @@ builtin; `same(a, b)` compares type and value exactly (reals to 1e-9, NaN equals
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from typing import Any
@@ -17,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.classad.functions import BUILTINS, FunctionContext
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime
 from tests.oracle import classad2
 
 _ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t"}
@@ -122,9 +123,17 @@ def mine(name: str, args: list[Any]) -> Any:
 
 
 def same(a: Any, b: Any) -> bool:
-    """Same ClassAd type and value (reals within 1e-9 relative, NaN == NaN)."""
+    """Same ClassAd type and value (reals within 1e-9 relative, NaN == NaN).
+
+    The binding hands an absolute time over as a `datetime` (the instant only) and a
+    relative time as a float, like a real; tests/classad/test_time_values.py tells
+    the kinds apart with `isAbsTime`/`isRelTime` and `string()`."""
     if a is UNDEFINED or a is ERROR or b is UNDEFINED or b is ERROR:
         return a is b
+    if isinstance(a, AbsTime):
+        return isinstance(b, datetime.datetime) and b.timestamp() == a.seconds
+    if isinstance(a, RelTime):
+        return same(a.seconds, b)
     if type(a) is not type(b):
         return False
     if isinstance(a, float):

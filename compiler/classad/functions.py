@@ -3,9 +3,9 @@
 The evaluator calls `BUILTINS[name.lower()](args, ctx)` with the arguments already
 evaluated; a name missing from the table is an unknown function (the evaluator answers
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
-evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
-(they evaluate an unevaluated argument inside nested ads: evaluator territory) and
-everything producing absolute/relative-time values (`absTime`, `relTime`,
+evaluator implements them itself, and so do `evalInEachContext`/`countMatches` (they
+evaluate an unevaluated argument inside nested ads; see `functions_context`). Not
+provided: everything producing absolute/relative-time values (`absTime`, `relTime`,
 `currentTime`, `dayTime`, `timeZoneOffset`; `getYear` & co only accept such values),
 a value type policies never need.
 

@@ -22,6 +22,7 @@ from compiler.classad.scope import (
     detach,
     resolve,
     select,
+    special,
     to_runtime,
 )
 from compiler.classad.values import ERROR, UNDEFINED, Value
@@ -96,12 +97,16 @@ def dereference(
     from the ad `x` when `b` is found there.
     """
     match expr:
-        case ast.AttrRef(scope=None, key="self"):
+        case ast.AttrRef(scope=None, key="self" | "my"):
+            # the ad being evaluated (none when evaluating without an ad)
+            if scope.attrs is NO_AD:
+                return None, scope
             return _Found(scope, None), scope
         case ast.AttrRef(scope=None, key="parent"):
-            if scope.parent is None:
+            parent = special(scope, "parent", now)
+            if not isinstance(parent, Scope):
                 return None, _landing_after_miss(scope)
-            return _Found(scope.parent, None), scope
+            return _Found(parent, None), scope
         case ast.AttrRef(scope=None, key=key):
             found, landing = _find(scope, key)
             if found is None and scope.other is not None:

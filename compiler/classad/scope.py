@@ -311,7 +311,9 @@ def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
         case "my" | "self":
             return scope if scope.attrs is not NO_AD else UNDEFINED
         case "parent":
-            return scope.parent if scope.parent is not None else UNDEFINED
+            if scope.parent is not None:  # (no ad around an evaluation without MY)
+                return scope.parent if scope.parent.attrs is not NO_AD else UNDEFINED
+            return match_context(scope) if scope.other is not None else UNDEFINED
         case "target" | "other":
             other = scope.root().other
             return other if other is not None else UNDEFINED
@@ -319,6 +321,17 @@ def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
             return now()
         case _:
             return _MISSING
+
+
+def match_context(top: Scope) -> Scope:
+    """The parent of a top-level ad in a match: HTCondor's context ad
+    `[ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT]` (src/classad/matchClassad.cpp,
+    `MatchClassAd::InitMatchClassAd`, `ReplaceLeftAd`), seen from that ad; looking further
+    out (the match ad itself) finds nothing of the policy's."""
+    other = top.other
+    names = {"ad": "ad", "my": "my", "other": "other", "target": "target"}
+    attrs = {"ad": top, "my": top, "other": other, "target": other}
+    return Scope(attrs, None, names=names)
 
 
 def resolve(

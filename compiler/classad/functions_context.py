@@ -73,7 +73,13 @@ def _landing_after_miss(start: Scope) -> Scope:
     the outermost ad is HTCondor's match ad, in which nothing is visible.
     """
     root = start.root()
-    return Scope(NO_AD) if root.other is not None else root
+    return _match_ad() if root.other is not None else root
+
+
+def _match_ad() -> Scope:
+    """HTCondor's match ad as a place to look names up from: an ad (so `MY` is an ad
+    and not a list) in which none of the policy's names are found."""
+    return Scope({})
 
 
 def _find(start: Scope, key: str) -> tuple[_Found | None, Scope]:
@@ -112,10 +118,12 @@ def dereference(
             if found is None and scope.other is not None:
                 found, landing = _find(scope.other, key)
                 if found is None:
-                    landing = Scope(NO_AD)
+                    landing = _match_ad()
             return found, landing
         case ast.AttrRef(scope=ast.ROOT, key=key):
-            return _find(scope.root(), key) if scope.root().other is None else (None, Scope(NO_AD))
+            if scope.root().other is not None:
+                return None, _match_ad()
+            return _find(scope.root(), key)
         case ast.AttrRef(scope=word, key=key):
             base = resolve(scope, str(word).lower(), True, evaluate, now)
         case ast.Select(base=node, key=key):
@@ -125,9 +133,23 @@ def dereference(
     if isinstance(base, Scope) and not base.detached:
         return _find(base, key)
     if isinstance(base, list | LazyList):
-        # "expr.attr" over a list: the list of selections (attrrefs.cpp, FindExpr)
-        return _Found(select(base, key, evaluate, now, scope), None), scope
+        # "expr.attr" over a list: the list of selections (attrrefs.cpp, FindExpr), made
+        # when an ad needs it (a list that selects from itself is cut short by HTCondor)
+        return _Found(_Selection(base, key, scope, now), None), scope
     return None, scope
+
+
+@dataclass(frozen=True, slots=True)
+class _Selection:
+    """`base.key` over a list `base`, evaluated when first needed."""
+
+    base: Any
+    key: str
+    scope: Scope
+    now: Callable[[], int]
+
+    def value(self, evaluate: ExprEvaluator) -> Value:
+        return select(self.base, self.key, evaluate, self.now, self.scope)
 
 
 def _elements(ads: ast.Expr, landing: Scope, home: Scope, evaluate: ExprEvaluator) -> Any:
@@ -158,7 +180,8 @@ def _in_context(expr: ast.Expr, found: _Found | None, ad: Value, evaluate: ExprE
     if not isinstance(ad, Scope):
         return UNDEFINED if ad is UNDEFINED else ERROR
     if found is not None and found.home is None:
-        return found.raw  # an ad or a list of selections, found as such
+        raw = found.raw  # an ad or a list of selections, found as such
+        return raw.value(evaluate) if isinstance(raw, _Selection) else raw
     if found is not None:
         raw = found.raw
         if not isinstance(raw, ast.EXPR_TYPES):

@@ -450,7 +450,12 @@ def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
         raw = base.attrs.get(key, _MISSING)
         if raw is _MISSING:
             return UNDEFINED
-        return detach(attribute_value(base, key, raw, evaluate))
+        # `ClassAd::EvaluateAttr` evaluates the attribute in a fresh state without
+        # marking it in progress: a cycle through it is seen one step later
+        # (`[x = isUndefined(x)]["x"]` is false, `x` itself true).
+        if isinstance(raw, ast.EXPR_TYPES):
+            return detach(evaluate(raw, base))
+        return detach(to_runtime(raw, base))
     return ERROR
 
 

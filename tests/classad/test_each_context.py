@@ -134,6 +134,10 @@ CASES: list[tuple[str, str | None, str | None]] = [
     ("evalInEachContext(target, {[a=1]})", "[q = 1]", None),
     ("evalInEachContext(MY, L)", "[q = 1; L = {[a=1]}]", None),
     ("x.z", "[q = 1; x = [z = evalInEachContext(MY, {[a=1]})]]", None),
+    # a failed look-up of the first argument leaves the state in the match ad (an ad)
+    ("evalInEachContext(a, self)", "[q = 1]", "[t = 1]"),
+    ("evalInEachContext(a, MY)", "[q = 1]", "[t = 1]"),
+    ("evalInEachContext(G.b, {})", "[G = {G.b}]", None),
     # results are copies: selecting from an ad in them is UNDEFINED
     ("evalInEachContext(a, {[a=[b=y]; y = 2]})[0].b", None, None),
     ("size(evalInEachContext(a, {[a=1]}))", None, None),
@@ -165,6 +169,12 @@ CASES: list[tuple[str, str | None, str | None]] = [
     ('x["y"]', "[x = [y = TARGET.z]]", "[z = 3]"),
     ('x["y"]', "[x = [y = z]]", "[z = 3]"),
     ('x["y"]', "[x = [y = parent.z]; z = 3]", None),
+    # `ad["name"]` evaluates the attribute without marking it in progress
+    ('self["x"]', "[x = isUndefined(x)]", None),
+    ('MY["x"]', "[x = isUndefined(x)]", None),
+    ('[x = isUndefined(y); y = x]["x"]', None, None),
+    ('[x = isUndefined(y); y = x]["y"]', None, None),
+    ('self["x"]', "[x = countMatches([], x.b)]", None),
     ('evalInEachContext(x["q"].a, {[a=1]})', "[x = [q = [a = 2]]]", None),
 ]
 
@@ -259,6 +269,7 @@ _calls = st.builds(
 @given(_calls, _ads)
 @settings(max_examples=EXAMPLES)
 @example(parse("evalInEachContext(x.b, L)"), _ad("[x = [b = a; L = {[a=3]}]; L = {[a=1]}]"))
+@example(parse("evalInEachContext(G.b, {})"), _ad("[G = {G.b}]"))
 def test_generated_calls_against_one_ad(expr: ast.Expr, my: dict) -> None:
     _check(expr, my, None)
 
@@ -266,6 +277,8 @@ def test_generated_calls_against_one_ad(expr: ast.Expr, my: dict) -> None:
 @given(_calls, _ads, _ads)
 @settings(max_examples=EXAMPLES)
 @example(parse("evalInEachContext(zz, L)"), _ad("[L = {[a=1]}]"), _ad("[t = 1]"))
+@example(parse("evalInEachContext(a, self)"), {}, {})
+@example(parse("evalInEachContext(self, parent)"), {}, {})
 def test_generated_calls_against_two_ads(expr: ast.Expr, my: dict, target: dict) -> None:
     _check(expr, my, target)
 
@@ -284,5 +297,6 @@ _chains = st.recursive(
 @given(_chains, _ads)
 @settings(max_examples=EXAMPLES)
 @example(parse('access_times["globus"].start'), _ad(TIMES))
+@example(parse('self["x"]'), _ad("[a = []; b = []; x = countMatches([], x.b)]"))
 def test_generated_selection_and_subscript_chains(expr: ast.Expr, my: dict) -> None:
     _check(expr, my, None)

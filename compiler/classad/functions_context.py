@@ -179,15 +179,14 @@ def _in_context(expr: ast.Expr, found: _Found | None, ad: Value, evaluate: ExprE
     """`evaluateInContext`: the first argument's value with the nested ad as MY."""
     if not isinstance(ad, Scope):
         return UNDEFINED if ad is UNDEFINED else ERROR
-    if found is not None and found.home is None:
-        raw = found.raw  # an ad or a list of selections, found as such
-        return raw.value(evaluate) if isinstance(raw, _Selection) else raw
     if found is not None:
-        raw = found.raw
+        raw, home = found.raw, found.home
+        if home is None:  # an ad or a list of selections, found as such
+            return raw.value(evaluate) if isinstance(raw, _Selection) else raw
         if not isinstance(raw, ast.EXPR_TYPES):
-            return to_runtime(raw, found.home)
+            return to_runtime(raw, home)
         if isinstance(raw, ast.RecordExpr | ast.ListExpr):
-            return evaluate(raw, found.home)  # keeps the parent it was written in
+            return evaluate(raw, home)  # keeps the parent it was written in
         expr = raw
     # An ad inside MY (or TARGET) sees the other ad for names it does not define, as a
     # top-level ad does (`alternateScope` set by hand in `evaluateInContext`).

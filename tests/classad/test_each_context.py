@@ -24,6 +24,7 @@ from compiler.classad.compile import compile_expr
 from compiler.classad.evaluator import evaluate
 from tests.budget import examples
 from tests.classad.oracle_support import NoOracleAnswer, oracle_eval, same
+from tests.classad.test_compile import _identical
 
 pytestmark = pytest.mark.oracle
 
@@ -300,3 +301,12 @@ _chains = st.recursive(
 @example(parse('self["x"]'), _ad("[a = []; b = []; x = countMatches([], x.b)]"))
 def test_generated_selection_and_subscript_chains(expr: ast.Expr, my: dict) -> None:
     _check(expr, my, None)
+
+
+@given(st.one_of(_calls, _chains), _ads, st.one_of(st.none(), _ads))
+@settings(max_examples=EXAMPLES)
+def test_compiled_matches_interpreter(expr: ast.Expr, my: dict, target: dict | None) -> None:
+    """No oracle needed: the compiled closures (compile.py) and the interpreter agree."""
+    expected = evaluate(expr, my, target, now=0)
+    got = compile_expr(expr)(my, target, now=0)
+    assert _identical(got, expected), f"{unparse(expr)}: compiled {got!r}, interpreted {expected!r}"

@@ -400,10 +400,22 @@ def select(
             evaluate(item, base.scope if isinstance(item, _LEXICAL) else where)
             for item in base.source.items
         ]
-        return [select(item, key, evaluate, now, here) for item in items]
+        return [_orphan(select(item, key, evaluate, now, here)) for item in items]
     if isinstance(base, list):
-        return [select(item, key, evaluate, now, here) for item in base]
+        return [_orphan(select(item, key, evaluate, now, here)) for item in base]
     return ERROR
+
+
+def _orphan(value: Value) -> Value:
+    """An ad in the list a selection maps over a list builds: HTCondor copies it into a
+    new list whose parent scope it clears (attrrefs.cpp, `AttributeReference::FindExpr`),
+    so the copy no longer sees the ads around the original (`{[]}.b.a` with `a`, `b`
+    in MY is `{undefined}`)."""
+    if isinstance(value, Scope) and value.parent is not None:
+        copy = Scope(value.attrs, None, names=value.names, node=value.node)
+        copy.detached = value.detached
+        return copy
+    return value
 
 
 def detach(value: Value) -> Value:

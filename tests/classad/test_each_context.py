@@ -177,6 +177,13 @@ CASES: list[tuple[str, str | None, str | None]] = [
     ('[x = isUndefined(y); y = x]["y"]', None, None),
     ('self["x"]', "[x = countMatches([], x.b)]", None),
     ('evalInEachContext(x["q"].a, {[a=1]})', "[x = [q = [a = 2]]]", None),
+    # selection mapped over a list copies the ads it finds, without their parents
+    ("G.b.a", "[a = []; b = []; G = {[]}]", None),
+    ("{[b = [x = 1]]}.b.x", None, None),
+    ("{[b = [x = y]]}.b.x", "[y = 3]", None),
+    ("{[b = [x = y; y = 2]]}.b.x", "[y = 3]", None),
+    ("{[b = [x = TARGET.y]]}.b.x", "[y = 3]", "[y = 4]"),
+    ("evalInEachContext(x, L.b)", "[L = {[b = c]}; c = [x = z]; z = 1]", None),
 ]
 
 
@@ -299,6 +306,7 @@ _chains = st.recursive(
 @settings(max_examples=EXAMPLES)
 @example(parse('access_times["globus"].start'), _ad(TIMES))
 @example(parse('self["x"]'), _ad("[a = []; b = []; x = countMatches([], x.b)]"))
+@example(parse("G.b.a"), _ad("[a = []; b = []; G = {[]}]"))
 def test_generated_selection_and_subscript_chains(expr: ast.Expr, my: dict) -> None:
     _check(expr, my, None)
 

@@ -36,6 +36,7 @@ from compiler.classad.evaluator import (
     parse_cached,
     unparse_attribute,
 )
+from compiler.classad.functions_context import in_each_context
 from compiler.classad.scope import (
     NO_AD,
     LazyList,
@@ -362,7 +363,7 @@ def _attr(node: ast.AttrRef) -> Fn:
                 ad = special_ad(scope)
         if ad is _MISSING:
             ad = base(scope, rt)
-        if type(ad) is Scope:
+        if type(ad) is Scope and not ad.detached:
             current: Scope | None = ad
             while current is not None:
                 raw = current.attrs.get(key, _MISSING)
@@ -448,6 +449,13 @@ def _call(node: ast.Call) -> Fn:
                 return unparse_attribute(scope, raw_args)
 
             return unparse_
+        case "evalineachcontext" | "countmatches":
+            raw_args = node.args
+
+            def each_context(scope: Scope, rt: Runtime) -> Value:
+                return in_each_context(key, raw_args, scope, rt.eval_node, rt.now)
+
+            return each_context
         case "time" if not args:
             return _time
     impl = builtins().get(key)

@@ -5,7 +5,8 @@ path (`compile.py`) is property-tested against, so it favours plainness over spe
 Operator semantics come from `operators.py`, look-up rules from `scope.py`; the
 built-in functions from `functions.py` (`BUILTINS`), except the special forms that
 need unevaluated arguments or the scope, which live here: `ifThenElse` (lazy),
-`eval` (parse a string, evaluate it in the current scope) and `unparse`.
+`eval` (parse a string, evaluate it in the current scope) and `unparse`, and in
+`functions_context.py`: `evalInEachContext` and `countMatches`.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from compiler.classad import ast
 from compiler.classad import operators as ops
 from compiler.classad.deep import call_deep
 from compiler.classad.errors import ClassAdSyntaxError
+from compiler.classad.functions_context import in_each_context
 from compiler.classad.parser import parse
 from compiler.classad.scope import (
     LazyList,
@@ -95,7 +97,7 @@ def parse_cached(text: str) -> ast.Expr:
 
 
 #: The special forms: functions that see unevaluated arguments and the scope.
-SPECIAL_FORMS = frozenset({"ifthenelse", "eval", "unparse"})
+SPECIAL_FORMS = frozenset({"ifthenelse", "eval", "unparse", "evalineachcontext", "countmatches"})
 
 
 def unparse_attribute(scope: Scope, args: tuple[ast.Expr, ...]) -> Value:
@@ -292,6 +294,8 @@ class Interpreter:
                 return eval_text(value, lambda expr: self.eval(expr, scope))
             case "unparse":
                 return unparse_attribute(scope, node.args)
+            case "evalineachcontext" | "countmatches":
+                return in_each_context(key, node.args, scope, self.eval, self.now)
             case _:
                 args = [self.eval(a, scope) for a in node.args]
                 impl = builtins().get(key)

@@ -3,8 +3,8 @@
 The evaluator calls `BUILTINS[name.lower()](args, ctx)` with the arguments already
 evaluated; a name missing from the table is an unknown function (the evaluator answers
 ERROR). `ifThenElse`, `eval` and `unparse` need laziness or the syntax tree, so the
-evaluator implements them itself. Not provided: `evalInEachContext`/`countMatches`
-(they evaluate an unevaluated argument inside nested ads: evaluator territory).
+evaluator implements them itself, and so do `evalInEachContext`/`countMatches` (they
+evaluate an unevaluated argument inside nested ads; see `functions_context`).
 
 Every behaviour here was probed against HTCondor 25.14.1 in HTCondor mode (see
 shared/reference/classad-semantics.md and tests/classad/test_functions*.py). The

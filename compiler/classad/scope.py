@@ -81,7 +81,7 @@ class ClassAd(MutableMapping[str, Raw]):
 class Scope:
     """One ad during one evaluation (see the module docstring)."""
 
-    __slots__ = ("attrs", "busy", "names", "node", "other", "parent", "records")
+    __slots__ = ("attrs", "busy", "detached", "names", "node", "other", "parent", "records")
 
     def __init__(
         self,
@@ -98,6 +98,8 @@ class Scope:
         self.names = names
         self.node = node
         self.records: dict[int, Scope] | None = None
+        #: A copy handed out by `ad["name"]` (see `detach`): selecting from it is UNDEFINED.
+        self.detached = False
 
     def record(
         self, node: ast.RecordExpr, attrs: Mapping[str, Raw], names: Mapping[str, str]
@@ -209,22 +211,33 @@ class LazyList:
     unevaluated text (`string({1 + 1})` is `"{ 1 + 1 }"`), so the source is kept.
     """
 
-    __slots__ = ("evaluate", "scope", "source")
+    __slots__ = ("detached", "evaluate", "scope", "source")
 
-    def __init__(self, source: ast.ListExpr, scope: Scope, evaluate: ExprEvaluator) -> None:
+    def __init__(
+        self,
+        source: ast.ListExpr,
+        scope: Scope,
+        evaluate: ExprEvaluator,
+        *,
+        detached: bool = False,
+    ) -> None:
         self.source = source
         self.scope = scope
         self.evaluate = evaluate
+        #: A copy handed out by `ad["name"]` (see `detach`): its nested ads are detached.
+        self.detached = detached
 
     def __len__(self) -> int:
         return len(self.source.items)
 
     def item(self, index: int) -> Value:
-        return self.evaluate(self.source.items[index], self.scope)
+        value = self.evaluate(self.source.items[index], self.scope)
+        return detach(value) if self.detached else value
 
     def force(self) -> list[Value]:
         """All elements, evaluated now."""
-        return [self.evaluate(item, self.scope) for item in self.source.items]
+        values = [self.evaluate(item, self.scope) for item in self.source.items]
+        return [detach(v) for v in values] if self.detached else values
 
     def __repr__(self) -> str:
         return f"LazyList({len(self)} items)"
@@ -298,7 +311,9 @@ def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
         case "my" | "self":
             return scope if scope.attrs is not NO_AD else UNDEFINED
         case "parent":
-            return scope.parent if scope.parent is not None else UNDEFINED
+            if scope.parent is not None:  # (no ad around an evaluation without MY)
+                return scope.parent if scope.parent.attrs is not NO_AD else UNDEFINED
+            return match_context(scope) if scope.other is not None else UNDEFINED
         case "target" | "other":
             other = scope.root().other
             return other if other is not None else UNDEFINED
@@ -306,6 +321,17 @@ def special(scope: Scope, key: str, now: Callable[[], int]) -> Value:
             return now()
         case _:
             return _MISSING
+
+
+def match_context(top: Scope) -> Scope:
+    """The parent of a top-level ad in a match: HTCondor's context ad
+    `[ad = .LEFT; my = .LEFT; other = .RIGHT; target = .RIGHT]` (src/classad/matchClassad.cpp,
+    `MatchClassAd::InitMatchClassAd`, `ReplaceLeftAd`), seen from that ad; looking further
+    out (the match ad itself) finds nothing of the policy's."""
+    other = top.other
+    names = {"ad": "ad", "my": "my", "other": "other", "target": "target"}
+    attrs = {"ad": top, "my": top, "other": other, "target": other}
+    return Scope(attrs, None, names=names)
 
 
 def resolve(
@@ -360,9 +386,13 @@ def select(
     except nested ads (and lists), which keep their lexical parent.
     """
     if isinstance(base, Scope):
+        if base.detached:
+            return UNDEFINED
         return resolve(base, key, False, evaluate, now)
     if base is UNDEFINED or base is ERROR:
         return base
+    if isinstance(base, LazyList) and base.detached:
+        return [select(item, key, evaluate, now, here) for item in base.force()]
     if isinstance(base, LazyList):
         where = here if here is not None else base.scope
         items = [
@@ -370,14 +400,51 @@ def select(
             evaluate(item, base.scope if isinstance(item, _LEXICAL) else where)
             for item in base.source.items
         ]
-        return [select(item, key, evaluate, now, here) for item in items]
+        return [_orphan(select(item, key, evaluate, now, here)) for item in items]
     if isinstance(base, list):
-        return [select(item, key, evaluate, now, here) for item in base]
+        return [_orphan(select(item, key, evaluate, now, here)) for item in base]
     return ERROR
 
 
+def _orphan(value: Value) -> Value:
+    """An ad in the list a selection maps over a list builds: HTCondor copies it into a
+    new list whose parent scope it clears (attrrefs.cpp, `AttributeReference::FindExpr`),
+    so the copy no longer sees the ads around the original (`{[]}.b.a` with `a`, `b`
+    in MY is `{undefined}`)."""
+    if isinstance(value, Scope) and value.parent is not None:
+        copy = Scope(value.attrs, None, names=value.names, node=value.node)
+        copy.detached = value.detached
+        return copy
+    return value
+
+
+def detach(value: Value) -> Value:
+    """The copy of a nested ad or list that `ad["name"]` hands out.
+
+    HTCondor (operators.cpp, `Operation::_Evaluate`, SUBSCRIPT_OP) reads the attribute
+    with `ClassAd::EvaluateAttr`, which makes a list or ad value self-contained: a deep
+    copy whose parent scope is cleared (value.cpp, `Value::SafetyCheck` and
+    `MakeSelfContained`). So the copy sees nothing outside itself, and a list's
+    elements are evaluated with no ad around them. Selecting from such a copy
+    (`access_times["globus"].start`) looks the name up in a copy that
+    `AttributeReference::FindExpr` (attrrefs.cpp) has already released: HTCondor
+    25.14.1 answers UNDEFINED (for a list of such ads it crashes). Subscripting the copy
+    again (`ad["g"]["start"]`) reads it while it is still alive, so that works.
+    """
+    if isinstance(value, Scope):
+        copy = Scope(value.attrs, None, names=value.names, node=value.node)
+        copy.detached = True
+        return copy
+    if isinstance(value, LazyList):
+        return LazyList(value.source, Scope(NO_AD), value.evaluate, detached=True)
+    if isinstance(value, list):
+        return [detach(v) for v in value]
+    return value
+
+
 def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
-    """`base[index]`: list element by integer, or attribute of an ad by string name."""
+    """`base[index]`: list element by integer, or attribute of an ad by string name
+    (a nested ad or list read that way is a detached copy: see `detach`)."""
     if base is ERROR or index is ERROR:
         return ERROR
     if base is UNDEFINED or index is UNDEFINED:
@@ -393,7 +460,14 @@ def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
     if isinstance(base, Scope) and type(index) is str:
         key = index.lower()
         raw = base.attrs.get(key, _MISSING)
-        return UNDEFINED if raw is _MISSING else attribute_value(base, key, raw, evaluate)
+        if raw is _MISSING:
+            return UNDEFINED
+        # `ClassAd::EvaluateAttr` evaluates the attribute in a fresh state without
+        # marking it in progress: a cycle through it is seen one step later
+        # (`[x = isUndefined(x)]["x"]` is false, `x` itself true).
+        if isinstance(raw, ast.EXPR_TYPES):
+            return detach(evaluate(raw, base))
+        return detach(to_runtime(raw, base))
     return ERROR
 
 

@@ -43,8 +43,19 @@ HELP = "Run the policy live on this host's load and keyboard, optionally control
 TICK = 0.25
 
 
-class Stop(Exception):
-    """SIGTERM to the watcher."""
+class StopRequest:
+    """Ctrl-C or SIGTERM to the watcher, remembered until the loop reaches a step boundary.
+
+    The signal handler only sets `requested`: raising from it could interrupt the slot in
+    the middle of a transition (after the job started but before the transition was
+    recorded and printed), and then the output would lose what happened.
+    """
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,10 +82,6 @@ def _job_argv(command: str) -> list[str]:
         return shlex.split(command)
     except ValueError as err:  # an unbalanced quote
         raise PolicyError(f"cannot split the job command: {err}", file="--job") from None
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    raise Stop
 
 
 class Watcher:
@@ -144,7 +151,8 @@ def run(args: argparse.Namespace) -> int:
     )
     sensors.owner_state = lambda: slot.state == "Owner"
     watcher = Watcher(slot, job, slot.request_job)
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    stop = StopRequest()
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     end = None if args.duration is None else time.time() + args.duration
     said = 0
     try:
@@ -153,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
         if view is not None:
             view.__enter__()
         try:
-            while end is None or time.time() < end:
+            while not stop.requested and (end is None or time.time() < end):
                 watcher.step()
                 for note in sensors.notes[said:]:
                     listener({"t": round(slot.clock.elapsed(), 3), "kind": "note", "note": note})
@@ -166,10 +174,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if view is not None:
                 view.__exit__(None, None, None)
-    except (KeyboardInterrupt, Stop):
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         if job is not None:
             job.kill_all()
         if log is not None:

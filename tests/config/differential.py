@@ -161,22 +161,6 @@ def _normal(value: str | None) -> str | None:
     return normal or None
 
 
-#: The policy knobs whose expressions the parse comparisons read.
-POLICY_KNOBS = (
-    "START",
-    "SUSPEND",
-    "CONTINUE",
-    "PREEMPT",
-    "KILL",
-    "WANT_SUSPEND",
-    "WANT_VACATE",
-    "IS_OWNER",
-    "RANK",
-    "MaxJobRetirementTime",
-    "PREEMPTION_REQUIREMENTS",
-)
-
-
 def oracle_parses(text: str) -> bool:
     """Whether HTCondor's ClassAd parser accepts `text` (it signals a syntax error by raising)."""
     from tests.oracle import classad2
@@ -193,7 +177,7 @@ def assert_policy_parses_like_htcondor(config: Config) -> None:
     what parses here unparses to text that reads back as the same expression."""
     from compiler.classad import parse, unparse
 
-    for name in POLICY_KNOBS:
+    for name in POLICY_NAMES:
         value = config.get(name)
         if value is None:
             continue

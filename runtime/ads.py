@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler import Program, holds
+from compiler import Program, Settings, holds
 from compiler.classad import UNDEFINED, compile_expr, function_context, parse, unparse
 from compiler.classad.ast import Expr
 from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
@@ -81,13 +81,13 @@ class PolicyExprs:
     `exprs`: the knobs the runtime evaluates besides the guards (PREEMPT, RANK,
     MaxJobRetirementTime, MachineMaxVacateTime, START, CpuBusy), already expanded by the
     compiler (`_VANILLA` variants, aliases, era defaults); a missing one is UNDEFINED.
-    `texts`: those and the published knobs as text (for displays); `ints`: the settings
-    by configuration name (`Settings.get`) plus "BackfillEnabled".
+    `texts`: those and the published knobs as text (for displays); `settings`: the
+    table's settings (timeouts, intervals, CLAIM_WORKLIFE, backfill).
     """
 
     exprs: Mapping[str, Callable[..., Any]]
     texts: Mapping[str, str]
-    ints: Mapping[str, int | None]
+    settings: Settings
 
     def value(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> Any:
         fn = self.exprs.get(name)
@@ -104,10 +104,7 @@ def policy_exprs(program: Program) -> PolicyExprs:
     """Compile the program's runtime expressions into predicates (nothing re-expanded)."""
     exprs = {name: compile_expr(expr) for name, expr in program.evaluated}
     texts = {name: unparse(expr) for name, expr in (*program.evaluated, *program.published)}
-    settings = program.settings
-    ints: dict[str, int | None] = {name: settings.get(name) for name in settings.NAMES}
-    ints["BackfillEnabled"] = int(settings.backfill_enabled)
-    return PolicyExprs(exprs, texts, ints)
+    return PolicyExprs(exprs, texts, program.settings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +312,7 @@ def predicates(
     expired = remaining <= 0
     if options.get("retirement_vacate_allowance") and state.job_running:
         expired = expired or max_vacate_time(state, spec.helpers.vacate, remaining) >= remaining
-    worklife = policy.ints.get("CLAIM_WORKLIFE")
+    worklife = policy.settings.claim_worklife
     worklife_over = (
         worklife is not None
         and worklife >= 0
@@ -334,7 +331,7 @@ def predicates(
         "Draining": state.draining is not None,
         "AllSlotsDrained": pair.state == "Drained",
         "WaitingForActivation": state.waiting_for_activation,
-        "BackfillEnabled": bool(policy.ints.get("BackfillEnabled")),
+        "BackfillEnabled": policy.settings.backfill_enabled,
         "BackfillClientRunning": state.backfill_running,
         "DestinationOwner": state.destination == "Owner",
         "DestinationMatched": state.destination == "Matched",

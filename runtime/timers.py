@@ -70,7 +70,7 @@ def timer_seconds(
             if isinstance(lease, int | float) and not isinstance(lease, bool):
                 return float(lease)
         case _:
-            configured = policy.ints.get(name)
+            configured = policy.settings.get(name)
             if configured is not None:
                 return float(configured)
     try:

@@ -165,11 +165,95 @@ _targets = st.one_of(
     st.dictionaries(st.one_of(_names, st.sampled_from(["MY", "Parent"])), _values, max_size=6),
 )
 
+# Well-typed policies (numbers with numbers, strings with strings) over slots whose
+# attributes mostly hold what the policy expects, so that rows end in every kind, not
+# mostly ERROR: the integer/real arithmetic and comparisons are really exercised.
+_NUMERIC = ["KeyboardIdle", "LoadAvg", "Memory", "Rank"]
+_typed_scope = st.sampled_from([None, None, "MY", "TARGET"])
+_numeric_leaves = st.one_of(
+    st.builds(
+        ast.Integer, st.sampled_from([-7, -2, -1, 0, 1, 2, 3, 60, 900, INT64_MAX, INT64_MIN])
+    ),
+    st.builds(ast.Real, st.sampled_from([-2.5, -0.0, 0.0, 0.3, 0.5, 3.0, 1e308])),
+    st.builds(ast.AttrRef, st.sampled_from(_NUMERIC), _typed_scope),
+    st.builds(ast.AttrRef, st.sampled_from(_NUMERIC), _typed_scope),
+    st.just(ast.Call("time", ())),
+)
+
+
+def _numeric_compound(c: st.SearchStrategy[ast.Expr]) -> st.SearchStrategy[ast.Expr]:
+    return st.one_of(
+        st.builds(ast.Binary, st.sampled_from(["+", "-", "*", "/", "%"]), c, c),
+        st.builds(ast.Unary, st.sampled_from(["-", "+"]), c),
+        st.builds(ast.Elvis, c, c),
+    )
+
+
+_numbers = st.recursive(_numeric_leaves, _numeric_compound, max_leaves=5)
+_owner = st.one_of(
+    st.builds(ast.AttrRef, st.just("Owner"), _typed_scope), st.builds(ast.String, _strings)
+)
+_boolean_leaves = st.one_of(
+    st.builds(ast.Binary, st.sampled_from(["<", "<=", ">", ">=", "==", "!="]), _numbers, _numbers),
+    st.builds(ast.Binary, st.sampled_from(["==", "!=", "=?=", "=!=", "<", ">="]), _owner, _owner),
+    st.builds(ast.Binary, st.sampled_from(["=?=", "=!="]), _numbers, _numeric_leaves),
+    st.builds(ast.Binary, st.sampled_from(["=?=", "=!="]), _numbers, st.just(ast.UndefinedLit())),
+    st.builds(ast.AttrRef, st.just("Flag"), _typed_scope),
+)
+
+
+def _boolean_compound(c: st.SearchStrategy[ast.Expr]) -> st.SearchStrategy[ast.Expr]:
+    return st.one_of(
+        st.builds(ast.Binary, st.sampled_from(["&&", "||"]), c, c),
+        st.builds(ast.Unary, st.just("!"), c),
+        st.builds(ast.Conditional, c, c, c),
+        st.builds(ast.Call, st.just("ifThenElse"), st.tuples(c, _numbers, _numbers)),
+    )
+
+
+typed_exprs = st.one_of(
+    st.recursive(_boolean_leaves, _boolean_compound, max_leaves=6),
+    _numbers,
+)
+_typed_values = {
+    **{
+        name: st.one_of(
+            st.integers(-9, 3000),
+            st.integers(-9, 3000),
+            st.sampled_from([INT64_MAX, INT64_MIN, -0.0, 0.3, 1.3, 899.5, 1e308, UNDEFINED]),
+            st.builds(ast.Binary, st.just("-"), st.just(ast.AttrRef("Memory")), _numeric_leaves),
+        )
+        for name in _NUMERIC
+    },
+    "Owner": st.one_of(_strings, st.just(3)),
+    "Flag": st.one_of(st.booleans(), st.sampled_from([0, 2.5, "yes", ERROR])),
+}
+_required = ["KeyboardIdle", "LoadAvg", "Owner", "Flag"]
+typed_rows = st.lists(
+    st.fixed_dictionaries(
+        {k: v for k, v in _typed_values.items() if k in _required},
+        optional={k: v for k, v in _typed_values.items() if k not in _required},
+    )
+    | st.fixed_dictionaries({}, optional=_typed_values),
+    min_size=2,
+    max_size=10,
+)
+typed_targets = st.one_of(st.none(), st.fixed_dictionaries({}, optional=_typed_values))
+
+
+@given(typed_exprs, typed_rows, typed_targets)
+@settings(max_examples=EXAMPLES)
+@example(parse("KeyboardIdle / 2"), [{"KeyboardIdle": -7}, {"KeyboardIdle": 7}], None)
+@example(parse("-KeyboardIdle / -1"), [{"KeyboardIdle": INT64_MAX}, {"KeyboardIdle": 7}], None)
+def test_well_typed_rows_are_the_scalar_value(
+    expr: ast.Expr, rows: list[dict[str, Any]], target: dict[str, Any] | None
+) -> None:
+    _check_rows(expr, rows, target)
+
 
 @given(st.one_of(column_exprs(), column_exprs(), policy_exprs()), slot_rows(), _targets)
 @settings(max_examples=EXAMPLES)
 @example(parse("LoadAvg - CondorLoadAvg <= 0.3"), [{"LoadAvg": 1.3, "CondorLoadAvg": 1.0}], None)
-@example(parse("KeyboardIdle / -2"), [{"KeyboardIdle": -7}, {"KeyboardIdle": INT64_MIN}], None)
 def test_every_row_is_the_scalar_value(
     expr: ast.Expr, rows: list[dict[str, Any]], target: dict[str, Any] | None
 ) -> None:

@@ -12,7 +12,6 @@ nested ads, times, strings with a NUL) that send their rows to the scalar evalua
 from __future__ import annotations
 
 import math
-import random
 import time
 from typing import Any
 
@@ -25,7 +24,8 @@ from compiler.classad.ads import load_ad
 from compiler.classad.columns import Columns, compile_columns
 from compiler.classad.evaluator import evaluate
 from compiler.classad.values import RelTime, type_name
-from tests.bench_classad import FALLBACK_POLICY, JOB, MACHINE
+from tests.bench_classad import FALLBACK_POLICY, JOB
+from tests.bench_columns import slot_ads
 from tests.budget import examples
 from tests.classad.oracle_support import NoOracleAnswer, ad_text, oracle_eval, same
 from tests.classad.strategies import INT64_MAX, INT64_MIN, VOCAB, policy_exprs
@@ -336,31 +336,7 @@ def test_clock_is_read_once_per_call() -> None:
 
 
 def _slots(count: int, now: int, seed: int = 7) -> list[dict[str, Any]]:
-    """Slot ads like a startd's (policy expressions included), with the values the
-    Desktop policy reads varied; times are far from the thresholds, so a second of
-    clock between us and the wheel cannot change a value."""
-    rng = random.Random(seed)
-    base = load_ad(MACHINE)
-    for name, text in FALLBACK_POLICY.items():
-        base[name] = parse(text)
-    slots = []
-    for n in range(count):
-        ad = dict(base)
-        ad["Name"] = f"slot{n % 16 + 1}@node{n // 16}.example.org"
-        ad["KeyboardIdle"] = rng.choice([0, 59, 60, 61, 899, 900, 901, 4210, 86400, 900.5])
-        ad["LoadAvg"] = rng.choice([0.0, 0.3, 1.02, 1.3, 2.0, 1])
-        ad["CondorLoadAvg"] = rng.choice([0.0, 1.0, 0.99])
-        ad["State"] = rng.choice(["Owner", "Unclaimed", "Claimed", "claimed", "Preempting"])
-        ad["Activity"] = rng.choice(["Idle", "Busy", "Suspended", "suspended", "Retiring"])
-        ad["EnteredCurrentActivity"] = now - rng.choice([5, 300, 10_000])
-        ad["CpuBusyValue"] = rng.choice([0, 1, 1.0, True])
-        ad["CpuBusyTime"] = now - rng.choice([10, 1000])
-        ad["JobStart"] = now - rng.choice([10, 1000])
-        for name in rng.sample(["KeyboardIdle", "JobStart", "CpuBusyValue", "State"], 1):
-            if rng.random() < 0.1:
-                del ad[name]
-        slots.append(ad)
-    return slots
+    return slot_ads(count, now, FALLBACK_POLICY, seed)
 
 
 def test_desktop_policy_over_slots_without_the_scalar_path() -> None:

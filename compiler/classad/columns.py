@@ -191,6 +191,7 @@ def _merge(mask: Array, a: _Vec, b: _Vec) -> _Vec:
     """`a` where `mask`, else `b`."""
     kind = np.where(mask, a.kind, b.kind)
     i = None if a.i is None and b.i is None else np.where(mask, a.ints(), b.ints())
+    r: Array | None
     if a.full and b.full:
         r = np.where(mask, a.reals(), b.reals())
         full = True
@@ -266,7 +267,7 @@ class Column:
                 strs[row] = value
             elif kind == EXPR:
                 exprs.setdefault(value, []).append(row)
-        groups = []
+        groups: list[tuple[ast.Expr, Array]] = []
         for node, rows in exprs.items():
             if len(groups) == _MAX_GROUPS:
                 for row in rows:

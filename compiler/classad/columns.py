@@ -29,6 +29,7 @@ slot as its TARGET).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
@@ -209,13 +210,36 @@ def _merge(mask: Array, a: _Vec, b: _Vec) -> _Vec:
 _CLOSED: Final = (*ast.LITERAL_TYPES, ast.Unary, ast.Binary, ast.Conditional, ast.Elvis)
 
 
-@lru_cache(maxsize=4096)
+_closed_cache: dict[int, tuple[ast.Expr, bool, Value]] = {}
+_CLOSED_CACHE_LIMIT: Final = 4096
+
+
 def _closed_value(node: ast.Expr) -> tuple[bool, Value]:
     """(True, value) for an expression that reads nothing (no attribute, no call), else
-    (False, None): its value is the same in every ad and at every time."""
-    if all(isinstance(n, _CLOSED) for n in ast.walk(node)):
-        return True, evaluate(node)
-    return False, None
+    (False, None): its value is the same in every ad and at every time.
+
+    Remembered per node object, not per equal node: AST equality takes 0.0 for -0.0.
+    """
+    hit = _closed_cache.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1], hit[2]
+    closed = all(isinstance(n, _CLOSED) for n in ast.walk(node))
+    value = evaluate(node) if closed else None
+    if len(_closed_cache) >= _CLOSED_CACHE_LIMIT:
+        _closed_cache.clear()
+    _closed_cache[id(node)] = (node, closed, value)  # the node kept alive: its id is unique
+    return closed, value
+
+
+def _exact_key(node: ast.Expr) -> tuple[ast.Expr, tuple[bool, ...]]:
+    """A key under which equal expressions are the same expression: AST equality, and
+    the sign of every real zero (`x / -0.0` is -inf where `x / 0.0` is ERROR)."""
+    zeros = tuple(
+        math.copysign(1.0, n.value) < 0
+        for n in ast.walk(node)
+        if isinstance(n, ast.Real) and n.value == 0
+    )
+    return node, zeros
 
 
 def _stored(raw: Value) -> tuple[int, Value]:
@@ -252,7 +276,8 @@ class Column:
         ints = [0] * n
         reals = [0.0] * n
         strs: list[str | None] | None = None
-        exprs: dict[ast.Expr, list[int]] = {}
+        # Rows holding the same expression object, then equal expressions merged.
+        by_object: dict[int, tuple[ast.Expr, list[int]]] = {}
         for row, raw in cells.items():
             kind, value = _stored(raw)
             kinds[row] = kind
@@ -266,9 +291,15 @@ class Column:
                     strs = [None] * n
                 strs[row] = value
             elif kind == EXPR:
-                exprs.setdefault(value, []).append(row)
+                entry = by_object.get(id(value))
+                if entry is None:
+                    entry = by_object[id(value)] = (value, [])
+                entry[1].append(row)
+        exprs: dict[tuple[ast.Expr, tuple[bool, ...]], tuple[ast.Expr, list[int]]] = {}
+        for node, rows in by_object.values():
+            exprs.setdefault(_exact_key(node), (node, []))[1].extend(rows)
         groups: list[tuple[ast.Expr, Array]] = []
-        for node, rows in exprs.items():
+        for node, rows in exprs.values():
             if len(groups) == _MAX_GROUPS:
                 for row in rows:
                     kinds[row] = OTHER
@@ -441,7 +472,8 @@ class ColumnExpr:
     def __init__(self, expr: ast.Expr) -> None:
         self.expr = expr
         self.consts: dict[Any, _Vec] = {}
-        self._fns: dict[tuple[ast.Expr, frozenset[str]], Fn] = {}
+        #: By node object (kept alive here) and busy set; see _closed_value for why.
+        self._fns: dict[tuple[int, frozenset[str]], tuple[ast.Expr, Fn]] = {}
         self._scalar = compile_expr(expr)
         try:
             self.fn = self.compiled(expr, frozenset())
@@ -451,10 +483,12 @@ class ColumnExpr:
     def compiled(self, node: ast.Expr, busy: frozenset[str]) -> Fn:
         """The array function of `node` evaluated in MY's scope with `busy` attributes
         of MY being evaluated (they read as UNDEFINED)."""
-        key = (node, busy)
-        fn = self._fns.get(key)
-        if fn is None:
-            fn = self._fns[key] = _Builder(self, busy).build(node)
+        key = (id(node), busy)
+        hit = self._fns.get(key)
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        fn = _Builder(self, busy).build(node)
+        self._fns[key] = (node, fn)
         return fn
 
     def __call__(

@@ -397,3 +397,14 @@ def test_generated_expressions_match_the_wheel(expr: ast.Expr, rows: list[dict[s
         except NoOracleAnswer:
             reject()
         assert same(got[n], theirs), f"{unparse(expr)} row {n} {ad!r}: {got[n]!r} vs {theirs!r}"
+
+
+def test_negative_zero_is_not_zero() -> None:
+    """AST equality takes -0.0 for 0.0; grouping and caching must not (x / -0.0 is -inf,
+    x / 0.0 is +inf, which is ERROR)."""
+    by_zero = {sign: ast.Binary("/", ast.AttrRef("y"), ast.Real(sign * 0.0)) for sign in (1, -1)}
+    rows = [{"x": by_zero[1], "y": 1}, {"x": by_zero[-1], "y": 1}]
+    got = _check_rows(parse("x"), rows, None)
+    assert (got[0], got[1]) == (ERROR, -math.inf)
+    for sign in (1, -1, 1):
+        _check_rows(ast.Binary("+", ast.AttrRef("y"), by_zero[sign].right), rows, None)

@@ -279,6 +279,16 @@ class Column:
         # Rows holding the same expression object, then equal expressions merged.
         by_object: dict[int, tuple[ast.Expr, list[int]]] = {}
         for row, raw in cells.items():
+            t = type(raw)
+            if t is int and _INT64_MIN <= raw <= _INT64_MAX:  # the common cases first
+                kinds[row] = INT
+                ints[row] = raw
+                reals[row] = float(raw)
+                continue
+            if t is float:
+                kinds[row] = REAL
+                reals[row] = raw
+                continue
             kind, value = _stored(raw)
             kinds[row] = kind
             if kind in (INT, BOOL):
@@ -310,7 +320,11 @@ class Column:
         s = f = None
         if strs is not None:
             s = np.array(strs, dtype=object)
-            f = np.array([b"" if x is None else ops.fold_case(x) for x in strs], dtype="S")
+            folds: dict[str | None, bytes] = {None: b""}  # slot ads repeat their strings
+            for x in strs:
+                if x is not None and x not in folds:
+                    folds[x] = ops.fold_case(x)
+            f = np.array([folds[x] for x in strs], dtype="S")
         vec = _Vec(
             np.array(kinds, dtype=_KIND_DTYPE),
             np.array(ints, dtype=np.int64),
@@ -339,9 +353,13 @@ class Columns:
         of a name in a dict wins, as scope.lowered reads it)."""
         kept = tuple(ads)
         cells: dict[str, dict[int, Value]] = {}
+        lowered: dict[str, dict[int, Value]] = {}  # spelling -> its column's cells
         for row, ad in enumerate(kept):
             for name, raw in ad.items():
-                cells.setdefault(name.lower(), {})[row] = raw
+                column = lowered.get(name)
+                if column is None:
+                    column = lowered[name] = cells.setdefault(name.lower(), {})
+                column[row] = raw
         n = len(kept)
         return cls(kept, {key: Column.build(n, rows) for key, rows in cells.items()})
 

@@ -392,6 +392,8 @@ class ColumnValues:
         return len(self._vec.kind)
 
     def __getitem__(self, row: int) -> Value:
+        if row < 0:
+            row += len(self)
         if row in self.scalar:
             return self.scalar[row]
         v = self._vec
@@ -410,12 +412,20 @@ class ColumnValues:
         return [self[row] for row in range(len(self))]
 
     def is_true(self) -> Array:
-        """Per row: is the value TRUE (the startd's test of a policy expression; integers
-        and reals are not TRUE here, as in compiler.table.holds)."""
+        """Per row: is the value the boolean TRUE."""
         v = self._vec
         out = (v.kind == BOOL) & (v.ints() != 0)
         for row, value in self.scalar.items():
             out[row] = value is True
+        return out
+
+    def holds(self) -> Array:
+        """Per row: does the value count as TRUE for the startd (compiler.table.holds:
+        `operators.truth` is TRUE, so a non-zero number holds too)."""
+        kind, value = _truth(self._vec)
+        out = (kind == BOOL) & value
+        for row, scalar in self.scalar.items():
+            out[row] = ops.truth(scalar) is True
         return out
 
 

@@ -20,6 +20,7 @@ from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.classad import ERROR, UNDEFINED, AbsTime, ast, parse, unparse
+from compiler.classad import operators as ops
 from compiler.classad.ads import load_ad
 from compiler.classad.columns import Columns, compile_columns
 from compiler.classad.evaluator import evaluate
@@ -53,13 +54,14 @@ def _check_rows(expr: ast.Expr, rows: list[dict[str, Any]], target: dict[str, An
     got = compile_columns(expr)(Columns.from_ads(rows), target, now=NOW)
     assert len(got) == len(rows)
     values = got.tolist()
-    true = got.is_true()
+    true, holds = got.is_true(), got.holds()
     for n, ad in enumerate(rows):
         expected = evaluate(expr, ad, target, now=NOW)
         assert _same(values[n], expected), (
             f"{unparse(expr)} row {n} {ad!r}: columns {values[n]!r}, scalar {expected!r}"
         )
         assert true[n] == (expected is True)
+        assert holds[n] == (ops.truth(expected) is True)
     return got
 
 

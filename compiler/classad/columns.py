@@ -41,7 +41,7 @@ import numpy.typing as npt
 from compiler.classad import ast
 from compiler.classad import operators as ops
 from compiler.classad.compile import compile_expr
-from compiler.classad.evaluator import Now, evaluate
+from compiler.classad.evaluator import SPECIAL_FORMS, Now, evaluate
 from compiler.classad.parser import parse
 from compiler.classad.values import ERROR, UNDEFINED
 
@@ -68,6 +68,8 @@ _INT64_MIN: Final = ops.INT64_MIN
 _INT64_MAX: Final = ops.INT64_MAX
 #: Names a look-up resolves specially when no ad defines them (scope.special).
 _SPECIAL: Final = frozenset({"my", "self", "parent", "target", "other", "currenttime"})
+#: Builtins whose value is not a function of their arguments and the clock.
+_IMPURE: Final = frozenset({"random"})
 #: More distinct expressions than this in one attribute's column: those rows are OTHER.
 _MAX_GROUPS: Final = 8
 #: Constant columns a ColumnExpr keeps between calls (a clock reading is one).
@@ -680,6 +682,40 @@ def _identical(a: _Vec, b: _Vec, same: bool) -> _Vec:
     return _bool_vec(kind, value if same else ~value)
 
 
+def _reads_nothing(node: ast.Expr) -> bool:
+    """No attribute, call or nested ad anywhere in `node` (a list of constants is fine)."""
+    return all(isinstance(n, (*_CLOSED, ast.ListExpr)) for n in ast.walk(node))
+
+
+def _row_values(v: _Vec) -> tuple[list[Any], list[Value]]:
+    """Per row: a key that tells values apart exactly (kind, and a real by its bits, so
+    -0.0 is not 0.0 and 1 is not 1.0 nor TRUE) and the value as the evaluator has it."""
+    kinds = v.kind.tolist()
+    ints = v.ints().tolist()
+    reals = v.reals().tolist()
+    bits = v.reals().view(np.int64).tolist()
+    strs = v.strs().tolist()
+    keys: list[Any] = []
+    values: list[Value] = []
+    for kind, i, r, b, s in zip(kinds, ints, reals, bits, strs, strict=True):
+        if kind == INT:
+            keys.append((INT, i))
+            values.append(i)
+        elif kind == BOOL:
+            keys.append((BOOL, i))
+            values.append(bool(i))
+        elif kind == REAL:
+            keys.append((REAL, b))
+            values.append(r)
+        elif kind == STR:
+            keys.append((STR, s))
+            values.append(s)
+        else:
+            keys.append((kind,))
+            values.append(UNDEFINED if kind == UNDEF else ERROR if kind == ERR else _OTHER_VALUE)
+    return keys, values
+
+
 class _Builder:
     """Turns an AST into array functions for one ColumnExpr and one busy set."""
 
@@ -720,8 +756,46 @@ class _Builder:
                 return lambda env: env.const(env.now)
             case ast.Elvis(left=left, right=right):
                 return self._elvis(self.build(left), self.build(right))
+            case ast.Call() if node.key not in SPECIAL_FORMS and node.key not in _IMPURE:
+                return self._builtin(node)
             case _:
                 return _all_other
+
+    # -- builtin functions: the scalar evaluator, once per distinct argument tuple --
+
+    def _builtin(self, node: ast.Call) -> Fn:
+        """A builtin call (its arguments all evaluated, then the function applied: no
+        scope, no laziness). Slots share few distinct argument values, so the scalar
+        evaluator runs once per distinct tuple of them, on a probe `f(arg0, arg1...)`
+        whose arguments are attributes holding those values; rows with an OTHER
+        argument stay OTHER."""
+        # Arguments that read nothing (`{"a", "b"}` too) are written into the probe.
+        varying = [k for k, a in enumerate(node.args) if not _reads_nothing(a)]
+        args = tuple(self.build(node.args[k]) for k in varying)
+        names = [f"arg{k}" for k in varying]
+        written = list(node.args)
+        for k, name in zip(varying, names, strict=True):
+            written[k] = ast.AttrRef(name)
+        probe = compile_expr(ast.Call(node.name, tuple(written)))
+
+        def builtin(env: _Env) -> _Vec:
+            rows = [_row_values(fn(env)) for fn in args]
+            known: dict[tuple[Any, ...], Value] = {}
+            cells: dict[int, Value] = {}
+            for row in range(env.n):
+                key = tuple(keys[row] for keys, _ in rows)
+                if key in known:
+                    cells[row] = known[key]
+                    continue
+                values = [values[row] for _, values in rows]
+                if any(v is _OTHER_VALUE for v in values):
+                    value: Value = _OTHER_VALUE
+                else:
+                    value = probe(dict(zip(names, values, strict=True)), None, now=env.now)
+                cells[row] = known[key] = value
+            return Column.build(env.n, cells).vec
+
+        return builtin
 
     # -- attribute references (scope.resolve, compile._attr) --
 

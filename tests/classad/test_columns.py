@@ -328,7 +328,7 @@ def test_expression_in_target_is_evaluated_against_each_slot() -> None:
 
 def test_clock_is_read_once_per_call() -> None:
     ticks = iter(range(1000, 2000))
-    rows = [{"t": 0}, {"t": parse("size({1, 2})")}]  # the second row goes scalar
+    rows = [{"t": 0}, {"t": parse("{1, 2}[1]")}]  # the second row goes scalar
     got = compile_columns("time() - t")(Columns.from_ads(rows), None, now=lambda: next(ticks))
     assert got.scalar.keys() == {1}
     assert (got[0], got[1]) == (1000, 998)
@@ -410,3 +410,23 @@ def test_negative_zero_is_not_zero() -> None:
     assert (got[0], got[1]) == (ERROR, -math.inf)
     for sign in (1, -1, 1):
         _check_rows(ast.Binary("+", ast.AttrRef("y"), by_zero[sign].right), rows, None)
+
+
+def test_builtin_calls_run_once_per_distinct_arguments() -> None:
+    """Builtins (allow-lists, regexp, isUndefined) over slot columns: exact per row, no
+    row left to the scalar path, and -0.0 / 0.0, 1 / 1.0 / true kept apart as arguments."""
+    rows = [
+        {"Owner": owner, "x": x}
+        for owner in ("coltrane", "Tyner", "jones", "")
+        for x in (1, 1.0, True, 0.0, -0.0, "1", UNDEFINED, ERROR)
+    ]
+    rows.append({})
+    for text in [
+        'stringListIMember(Owner, "Coltrane,tyner") && isUndefined(x) =!= true',
+        'regexp("^[ct]", Owner, "i") || member(x, {1, "1"})',
+        "string(x) + 1",
+        "isInteger(x) ? 1 / x : real(x)",
+        "strcat(Owner, x, 1 / x)",
+    ]:
+        got = _check_rows(parse(text), rows, {"Owner": "x"})
+        assert not got.scalar, text

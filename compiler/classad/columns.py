@@ -12,13 +12,14 @@ Exactness comes first, coverage second. The value semantics are those of operato
 (three-valued logic, integer division truncating toward zero, the 64-bit wrap, an int
 compared with a real as a real, strings compared case-folded as bytes, `=?=` by type
 and value), restated here as array operations and property-tested against the scalar
-evaluator on generated expressions and ads. Whatever a node or a row cannot be
-computed exactly as arrays -- lists, nested ads, times, functions other than
-`ifThenElse` and `time()`, attribute expressions that vary between too many rows, the
-special scopes -- is tagged OTHER; an OTHER that reaches the result (not one in the
-branch `&&`, `||` or `?:` left unevaluated) sends that row, and only that row, to the
-scalar compiled evaluator (`compile_expr`), so correctness never depends on what the
-array path covers.
+evaluator on generated expressions and ads. A builtin function call is not restated:
+the scalar evaluator computes it once per distinct tuple of argument values (slots share
+few). Whatever a node or a row cannot be computed exactly as arrays -- lists, nested
+ads, times, `random()`, the special forms (`eval`, `unparse`...), attribute expressions
+that vary between too many rows, PARENT and `.name` -- is tagged OTHER; an OTHER that
+reaches the result (not one in the branch `&&`, `||` or `?:` left unevaluated) sends
+that row, and only that row, to the scalar compiled evaluator (`compile_expr`), so
+correctness never depends on what the array path covers.
 
 Attribute expressions stored in the slot ads (a slot's PREEMPT refers to its SUSPEND)
 are evaluated column-wise too when the rows share a few distinct expressions, with the

@@ -34,6 +34,8 @@ from compiler.classad.values import UNDEFINED
 from compiler.textio import read_text
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s?(.*)\Z", re.DOTALL)
+#: The range of a ClassAd integer (a literal outside it reads as 0).
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 _JSON_EXPR = re.compile(r"/Expr\((.*)\)/\Z", re.DOTALL)
 
@@ -298,6 +300,8 @@ def _json_value(value: Any, name: str, text: str, file: str | None, interner: _I
         return [_json_value(v, name, text, file, interner) for v in value]
     if isinstance(value, dict):
         return {k: _json_value(v, k, text, file, interner) for k, v in value.items()}
+    if value.__class__ is int and not _INT64_MIN <= value <= _INT64_MAX:
+        return 0  # as HTCondor's lexer reads an integer literal out of range
     return value
 
 
@@ -315,11 +319,23 @@ def _json_int(text: str) -> Any:
     return int(text) if len(text) <= 18 else _literal_or_expr(parse(text))
 
 
+def _json_load(text: str) -> Any:
+    """The JSON value of `text`. Integers are read by the decoder itself (fast) and put
+    back in int64 range afterwards; only a text with an integer too long for Python's
+    `int()` is read again with `_json_int` for every integer."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_json_int)
+
+
 def _json_ads(text: str, file: str | None) -> list[ClassAd]:
     """The ads of a JSON text. json.loads shares each object key between objects; here
     identical string values and expression bodies are shared too, and each distinct
     expression body is parsed once."""
-    data = json.loads(text, parse_int=_json_int)
+    data = _json_load(text)
     objects = data if isinstance(data, list) else [data]
     interner = _Interner(old_strings=False)
     lowered = interner.lowered
@@ -338,16 +354,20 @@ def _json_ads(text: str, file: str | None) -> list[ClassAd]:
                 raw[key] = _json_value(value, name, text, file, interner)
             ads.append(_new_ad(raw, dict(zip(keys, obj, strict=True))))
             continue
-        for (key, value), name in zip(raw.items(), obj, strict=True):
+        names = dict(zip(keys, obj, strict=True))
+        for key, value in raw.items():
             kind = value.__class__
             if kind is str:
                 if value.startswith("/Expr(") and value.endswith(")/"):
-                    raw[key] = _json_expr(value[6:-2], name, text, file, interner)
+                    raw[key] = _json_expr(value[6:-2], names[key], text, file, interner)
                 else:
                     raw[key] = strings.setdefault(value, value)
+            elif kind is int:
+                if not _INT64_MIN <= value <= _INT64_MAX:
+                    raw[key] = 0
             elif kind is list or kind is dict or value is None:
-                raw[key] = _json_value(value, name, text, file, interner)
-        ads.append(_new_ad(raw, dict(zip(keys, obj, strict=True))))
+                raw[key] = _json_value(value, names[key], text, file, interner)
+        ads.append(_new_ad(raw, names))
     return ads
 
 

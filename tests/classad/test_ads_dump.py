@@ -247,3 +247,17 @@ def test_error_in_a_json_dump_names_its_line() -> None:
 def test_json_names_that_differ_only_in_case_keep_the_last() -> None:
     (ad,) = load_ads('{"Memory": 1, "memory": "\\/Expr(2 + 1)\\/", "x": null}')
     assert list(ad) == ["memory", "x"] and ad["MEMORY"] == parse("2 + 1")
+
+
+@pytest.mark.parametrize(
+    "number", ["9223372036854775807", "9223372036854775808", "-9223372036854775809", "1" * 5000]
+)
+def test_json_integers_out_of_range_read_like_the_wheel(number: str) -> None:
+    """Top-level and nested: the decoder's integers are put back in int64 range as
+    HTCondor's lexer reads them (a number too long for Python's int() too)."""
+    classad2 = _classad2()
+    text = f'{{"a": {number}, "b": [{number}, 5], "c": {{"d": {number}}}}}'
+    theirs = classad2.parseOne(text, classad2.ParserType.JSON)
+    (ours,) = load_ads(text)
+    for name in ("a", "b", "c"):
+        assert same(ours[name], _normalize(theirs.eval(name), classad2)), name

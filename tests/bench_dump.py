@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import time
 import tracemalloc
 from collections.abc import Callable
 
@@ -42,15 +43,24 @@ def _per_slot_memory(read: Callable[[], list[object]], slots: int) -> float:
     return held / slots
 
 
+def _cpu_time(fn: Callable[[], object]) -> float:
+    """The processor time of one call of `fn` (on a machine shared with other work, the
+    wall time of a read of seconds can be several times this)."""
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
 def figures(seconds: float, slots: int = SLOTS) -> list[Figure]:
     """Reading time of an N-slot `-l` and `-json` dump (ours and classad2's), and memory
-    per slot at N against 1,000. Each read is timed `max(1, int(seconds))` times, the
-    best kept (one read of 10,000 slots takes seconds)."""
+    per slot at N against 1,000. Our read is timed `max(2, int(seconds))` times, the best
+    wall time kept, and once more for its processor time; classad2's once (it takes
+    several times as long)."""
     from compiler.classad.ads import load_ads
     from tests.classad.pool_dump import json_dump, long_dump, slot_ads, slot_ads_json
     from tests.oracle import classad2
 
-    repeat = max(1, int(seconds))
+    repeat = max(2, int(seconds))
     old_texts, json_texts = slot_ads(classad2, slots), slot_ads_json(classad2, slots)
     dumps = {"-l": long_dump(old_texts), "-json": json_dump(json_texts)}
     wheel_ads = {"-l": old_texts, "-json": json_texts}
@@ -59,14 +69,14 @@ def figures(seconds: float, slots: int = SLOTS) -> list[Figure]:
     for form, dump in dumps.items():
         load_ads(dump[: dump.index("\n\n") + 1] if form == "-l" else json_dump(json_texts[:1]))
         ours = best_time(lambda dump=dump: load_ads(dump), repeat)
+        cpu = _cpu_time(lambda dump=dump: load_ads(dump))
         theirs = best_time(
-            lambda form=form: [classad2.parseOne(t, parser[form]) for t in wheel_ads[form]],
-            repeat,
+            lambda form=form: [classad2.parseOne(t, parser[form]) for t in wheel_ads[form]], 1
         )
         result.append(
             Figure(
                 name=f"read {slots:,}-slot condor_status {form} dump",
-                ours=f"{ours:.2f} s",
+                ours=f"{ours:.2f} s (CPU {cpu:.2f} s)",
                 reference=f"classad2 {theirs:.2f} s",
                 ratio=ours / theirs,
                 target="< 5 s",

@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compiler.classad import ast
 from compiler.classad.deep import call_deep
@@ -352,9 +352,8 @@ def _json_ads(text: str, file: str | None) -> list[ClassAd]:
     for obj in objects:
         if not isinstance(obj, dict):
             raise ClassAdSyntaxError("expected a JSON object per ad", file=file, line=1, column=1)
-        keys = list(map(lowered.get, obj))
-        if None in keys:
-            keys = list(map(interner.key, obj))
+        found = list(map(lowered.get, obj))
+        keys = list(map(interner.key, obj)) if None in found else cast("list[str]", found)
         raw = dict(zip(keys, obj.values(), strict=True))
         if len(raw) < len(obj):  # names that differ only in case: the last one counts
             raw = {}

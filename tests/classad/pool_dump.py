@@ -25,13 +25,12 @@ SLOTS_PER_MACHINE = 16
 
 _PLUGINS = "box,gdrive,onedrive,dav,davs,http,https,s3,gs,ftp,file,data,osdf,pelican,stash"
 
-#: (name, value) of the attributes every slot has; a `_E(...)` value is an expression.
-
 
 class _E(str):
     """An expression's text (a plain `str` value is a string literal)."""
 
 
+#: (name, value) of the attributes every slot has; an `_E(...)` value is an expression.
 _TEMPLATE: list[tuple[str, Any]] = [
     ("AcceptedWhileDraining", False),
     ("Arch", "X86_64"),

@@ -12,15 +12,26 @@ Three formats, recognised by their first character:
 Attributes whose expression is a plain literal are stored as Python values, the rest
 as parsed expressions, so the result feeds `evaluate` and `compile_expr` directly.
 Errors are `ClassAdSyntaxError`s naming file, line and column.
+
+A whole pool's dump (10,000 slots of about 200 attributes) is read in seconds and in
+memory proportional to the slots (tests/bench_dump.py): a dump repeats most of its
+lines and every policy expression in each slot, so each distinct long-form line and
+each distinct expression text is read once and its (immutable) result shared by the
+ads; plain literals (integers, reals, strings without quotes inside, booleans) are
+read without the parser; attribute names are shared; an ad's dictionaries are built
+in one step. The cyclic garbage collector is paused while reading.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from compiler.classad import ast
 from compiler.classad.deep import call_deep
@@ -31,7 +42,25 @@ from compiler.classad.values import UNDEFINED
 from compiler.textio import read_text
 
 _LONG_LINE = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.]*)\s*=\s?(.*)\Z", re.DOTALL)
+#: The range of a ClassAd integer (a literal outside it reads as 0).
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\Z")
 _JSON_EXPR = re.compile(r"/Expr\((.*)\)/\Z", re.DOTALL)
+
+# The literals a dump is mostly made of, exactly as the grammar's INT / NEG_INT, REAL /
+# NEG_REAL and (old-syntax) STRING terminals read them; anything else goes to the parser.
+# An integer of at most 18 digits is inside int64, so its value is `int(text)`; a string
+# whose body holds no `"` ends at its last quote when it ends in an even number of
+# backslashes, and its value is the body itself (old syntax: only `\"` is an escape).
+_FAST_LITERAL = re.compile(
+    r"(?:(-?(?:0|[1-9][0-9]{0,17}))"
+    r"|(-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+))"
+    r'|"([^"\0]*)"'
+    r"|(?ai:(true)|(false)))\Z"
+)
+_NO_LITERAL: Any = object()
+#: What `_long_line` gives for a blank or comment line.
+_NOT_ATTR: Any = object()
 
 
 def _literal_or_expr(expr: ast.Expr) -> Any:
@@ -77,36 +106,161 @@ def _relocated(err: ClassAdSyntaxError, file: str | None, line: int, column: int
     return err
 
 
+def _fast_literal(text: str) -> Any:
+    """The value of a plain literal (what `_literal_or_expr(parse(text, old_strings=True))`
+    gives), or `_NO_LITERAL` when `text` needs the parser."""
+    match = _FAST_LITERAL.match(text)
+    if match is None:
+        return _NO_LITERAL
+    kind = match.lastindex
+    if kind == 1:
+        return int(text)
+    if kind == 2:
+        return float(text)
+    if kind == 3:
+        body = match.group(3)
+        trailing = len(body) - len(body.rstrip("\\"))
+        return _NO_LITERAL if trailing % 2 else body
+    return kind == 4
+
+
+class _Interner:
+    """What one read shares between ads: attribute names (one string object per spelling,
+    one lower-case key per name) and the value of each distinct expression text, parsed
+    once (a pool repeats the same Start/Requirements in every slot)."""
+
+    __slots__ = ("exprs", "lowered", "names", "old_strings", "strings")
+
+    def __init__(self, old_strings: bool) -> None:
+        self.names: dict[str, tuple[str, str]] = {}
+        self.lowered: dict[str, str] = {}
+        self.exprs: dict[str, Any] = {}
+        self.strings: dict[str, str] = {}
+        self.old_strings = old_strings
+
+    def name(self, name: str) -> tuple[str, str]:
+        """(lower-case key, spelling) of an attribute name, both shared."""
+        found = self.names.get(name)
+        if found is None:
+            found = self.names[name] = (name.lower(), name)
+        return found
+
+    def key(self, name: str) -> str:
+        """The lower-case key of an attribute name (one string object per name)."""
+        found = self.lowered.get(name)
+        if found is None:
+            found = self.lowered[name] = name.lower()
+        return found
+
+    def expr(self, text: str) -> Any:
+        """The stored value of an expression text: a literal's Python value or the
+        (shared) tree. Raises the parser's `ClassAdSyntaxError` unchanged."""
+        if self.old_strings:
+            found = _fast_literal(text)
+            if found is not _NO_LITERAL:
+                return found
+        found = self.exprs.get(text, _NO_LITERAL)
+        if found is _NO_LITERAL:
+            found = self.exprs[text] = _literal_or_expr(parse(text, old_strings=self.old_strings))
+        return found
+
+
+def _new_ad(raw: dict[str, Any], names: dict[str, str]) -> ClassAd:
+    """A ClassAd over dictionaries already keyed as ClassAd keys them (lower-case name ->
+    value, lower-case name -> spelling): a dump's ads are built without a method call per
+    attribute."""
+    ad = ClassAd()
+    ad._raw = raw
+    ad._names = names
+    return ad
+
+
 def _long_form(text: str, file: str | None) -> list[ClassAd]:
+    """Long-form ads. Each distinct line is read once: a dump repeats most lines in every
+    ad (`OpSys = "LINUX"`, the policy expressions), and a line's result is immutable (a
+    Python literal or a tree), so later ads share it. An ad whose lines are all
+    attributes is then built in one step from its lines' results."""
     ads: list[ClassAd] = []
-    current = ClassAd()
+    values: dict[str, tuple[str, Any]] = {}  # line -> (key, value)
+    spellings: dict[str, tuple[str, str]] = {}  # line -> (key, spelling)
+    interner = _Interner(old_strings=True)
+    number = 1  # of the block's first line
     # Lines end at "\n" only (and a "\r" before it), as HTCondor reads them: a form feed
-    # or U+0085 inside a string is part of the string, not a line break.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        line = raw.removesuffix("\r")
-        stripped = line.strip()
-        if not stripped:
-            if current:
-                ads.append(current)
-                current = ClassAd()
-            continue
-        if stripped.startswith("#"):
-            continue
+    # or U+0085 inside a string is part of the string, not a line break. An empty line
+    # ends an ad, so every "\n\n" does.
+    for block in text.split("\n\n"):
+        lines = block.split("\n")
+        plain = True
+        for line in [line for line in lines if line not in values]:
+            if line in values:  # twice in this block
+                continue
+            hit = _long_line(line, lines, number, file, interner)
+            if hit is _NOT_ATTR:
+                plain = False
+                continue
+            key, spelling, value = hit
+            values[line] = (key, value)
+            spellings[line] = (key, spelling)
+        if plain:
+            raw = dict(map(values.__getitem__, lines))
+            ads.append(_new_ad(raw, dict(map(spellings.__getitem__, lines))))
+        else:
+            _add_line_by_line(lines, values, spellings, ads)
+        number += len(lines) + 1
+    return ads
+
+
+def _add_line_by_line(
+    lines: list[str],
+    values: dict[str, tuple[str, Any]],
+    spellings: dict[str, tuple[str, str]],
+    ads: list[ClassAd],
+) -> None:
+    """The ads of a block that holds blank or comment lines (a blank line ends an ad)."""
+    raw: dict[str, Any] = {}
+    names: dict[str, str] = {}
+    for line in lines:
+        if line in values:
+            key, value = values[line]
+            raw[key] = value
+            names[key] = spellings[line][1]
+        elif raw and not line.strip():
+            ads.append(_new_ad(raw, names))
+            raw, names = {}, {}
+    if raw:
+        ads.append(_new_ad(raw, names))
+
+
+def _long_line(
+    raw_line: str, lines: list[str], first: int, file: str | None, interner: _Interner
+) -> Any:
+    """(key, spelling, value) of one `Name = expression` line of `lines` (a block whose
+    first line is line `first`); `_NOT_ATTR` for a blank or comment line."""
+    line = raw_line.removesuffix("\r")
+    stripped = line.strip()
+    if not stripped or stripped.startswith("#"):
+        return _NOT_ATTR
+    name, sep, value = line.partition(" = ")
+    if sep and (name in interner.names or _NAME.match(name)):
+        start = len(name) + 4
+    else:
         match = _LONG_LINE.match(line)
         if match is None:
             raise ClassAdSyntaxError(
-                "expected `Name = expression`", file=file, line=number, column=1, source_line=line
+                "expected `Name = expression`",
+                file=file,
+                line=first + lines.index(raw_line),
+                column=1,
+                source_line=line,
             )
-        name, value = match.group(1), match.group(2)
-        try:
-            expr = parse(value, old_strings=True)
-        except ClassAdSyntaxError as err:
-            err.source_line = line
-            raise _relocated(err, file, number, match.start(2) + 1) from None
-        current[name] = _literal_or_expr(expr)
-    if current:
-        ads.append(current)
-    return ads
+        name, value, start = match.group(1), match.group(2), match.start(2) + 1
+    try:
+        result = interner.expr(value)
+    except ClassAdSyntaxError as err:
+        err.source_line = line
+        raise _relocated(err, file, first + lines.index(raw_line), start) from None
+    key, spelling = interner.name(name)
+    return key, spelling, result
 
 
 def _new_syntax(text: str, file: str | None) -> list[ClassAd]:
@@ -130,25 +284,32 @@ def _new_syntax(text: str, file: str | None) -> list[ClassAd]:
     return ads
 
 
-def _json_value(value: Any, name: str, text: str, file: str | None) -> Any:
+def _json_expr(body: str, name: str, text: str, file: str | None, interner: _Interner) -> Any:
+    """The value of a `"\\/Expr(body)\\/"` string (parsed once per distinct body)."""
+    try:
+        return interner.expr(body)
+    except ClassAdSyntaxError as err:
+        at = text.find(f'"{name}"')
+        line = text.count("\n", 0, at) + 1 if at >= 0 else 1
+        err.file, err.line, err.column = file, line, None
+        err.source_line = text.splitlines()[line - 1] if at >= 0 else None
+        raise
+
+
+def _json_value(value: Any, name: str, text: str, file: str | None, interner: _Interner) -> Any:
     if value is None:
         return UNDEFINED  # HTCondor's JSON reader: null is undefined
     if isinstance(value, str):
         match = _JSON_EXPR.match(value)
         if match is None:
             return value
-        try:
-            return _literal_or_expr(parse(match.group(1)))
-        except ClassAdSyntaxError as err:
-            at = text.find(f'"{name}"')
-            line = text.count("\n", 0, at) + 1 if at >= 0 else 1
-            err.file, err.line, err.column = file, line, None
-            err.source_line = text.splitlines()[line - 1] if at >= 0 else None
-            raise
+        return _json_expr(match.group(1), name, text, file, interner)
     if isinstance(value, list):
-        return [_json_value(v, name, text, file) for v in value]
+        return [_json_value(v, name, text, file, interner) for v in value]
     if isinstance(value, dict):
-        return {k: _json_value(v, k, text, file) for k, v in value.items()}
+        return {k: _json_value(v, k, text, file, interner) for k, v in value.items()}
+    if value.__class__ is int and not _INT64_MIN <= value <= _INT64_MAX:
+        return 0  # as HTCondor's lexer reads an integer literal out of range
     return value
 
 
@@ -162,23 +323,83 @@ def _json(text: str, file: str | None) -> list[ClassAd]:
 
 
 def _json_int(text: str) -> Any:
-    return _literal_or_expr(parse(text))
+    # JSON integers are `-?(0|[1-9][0-9]*)`: up to 18 characters they are inside int64.
+    return int(text) if len(text) <= 18 else _literal_or_expr(parse(text))
+
+
+def _json_load(text: str) -> Any:
+    """The JSON value of `text`. Integers are read by the decoder itself (fast) and put
+    back in int64 range afterwards; only a text with an integer too long for Python's
+    `int()` is read again with `_json_int` for every integer."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return json.loads(text, parse_int=_json_int)
 
 
 def _json_ads(text: str, file: str | None) -> list[ClassAd]:
-    data = json.loads(text, parse_int=_json_int)
+    """The ads of a JSON text. json.loads shares each object key between objects; here
+    identical string values and expression bodies are shared too, and each distinct
+    expression body is parsed once."""
+    data = _json_load(text)
     objects = data if isinstance(data, list) else [data]
+    interner = _Interner(old_strings=False)
+    lowered = interner.lowered
+    strings = interner.strings
     ads = []
     for obj in objects:
         if not isinstance(obj, dict):
             raise ClassAdSyntaxError("expected a JSON object per ad", file=file, line=1, column=1)
-        ads.append(ClassAd({k: _json_value(v, k, text, file) for k, v in obj.items()}))
+        found = list(map(lowered.get, obj))
+        keys = list(map(interner.key, obj)) if None in found else cast("list[str]", found)
+        raw = dict(zip(keys, obj.values(), strict=True))
+        if len(raw) < len(obj):  # names that differ only in case: the last one counts
+            raw = {}
+            for key, (name, value) in zip(keys, obj.items(), strict=True):
+                raw[key] = _json_value(value, name, text, file, interner)
+            ads.append(_new_ad(raw, dict(zip(keys, obj, strict=True))))
+            continue
+        names = dict(zip(keys, obj, strict=True))
+        for key, value in raw.items():
+            kind = value.__class__
+            if kind is str:
+                if value.startswith("/Expr(") and value.endswith(")/"):
+                    raw[key] = _json_expr(value[6:-2], names[key], text, file, interner)
+                else:
+                    raw[key] = strings.setdefault(value, value)
+            elif kind is int:
+                if not _INT64_MIN <= value <= _INT64_MAX:
+                    raw[key] = 0
+            elif kind is list or kind is dict or value is None:
+                raw[key] = _json_value(value, names[key], text, file, interner)
+        ads.append(_new_ad(raw, names))
     return ads
+
+
+@contextmanager
+def _without_gc() -> Iterator[None]:
+    """No cyclic garbage collection while a dump is read: reading builds millions of
+    acyclic objects (dictionaries, tuples), and the collector's passes over them cost
+    as much as the reading itself. The collector's state is restored afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_ads(path_or_text: str | os.PathLike[str]) -> list[ClassAd]:
     """Every ad in a file (or text) in long form, new ClassAd syntax or JSON."""
     text, file = _read(path_or_text)
+    with _without_gc():
+        return _load(text, file)
+
+
+def _load(text: str, file: str | None) -> list[ClassAd]:
     start = text.lstrip()[:1]
     if start in ("{", "["):
         try:

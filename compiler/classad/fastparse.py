@@ -191,6 +191,18 @@ def _expr(
     decode: Callable[[str, Positioned], str],
     i: int,
     postfix_only: bool = False,
+    # Bound as defaults: local look-ups (the parser's hot loop), not global ones.
+    _attr: Callable[..., ast.AttrRef] = _attr,
+    _binary: Callable[..., ast.Binary] = _binary,
+    _integer: Callable[..., ast.Integer] = _integer,
+    _real: Callable[..., ast.Real] = _real,
+    _string: Callable[..., ast.String] = _string,
+    _prefix: frozenset[str] = _PREFIX,
+    _suffix: frozenset[str] = _SUFFIX,
+    _keywords: frozenset[str] = KEYWORDS,
+    name_start: frozenset[str] = _NAME_START,
+    digits: frozenset[str] = _DIGITS,
+    binary_ops: dict[str, tuple[int, str]] = _BINARY,
 ) -> tuple[ast.Expr, int, int, int]:
     """One `expr` from token `i` (not blank): the node, the index of the token after it
     (not blank), and the start and end offsets of the node's source span. With
@@ -204,16 +216,15 @@ def _expr(
     `ast.RawSpan`s, made into Spans only when read; a parenthesised node's span is its
     content's, as lark_parser builds it.
     """
-    name_start, digits, binary_ops = _NAME_START, _DIGITS, _BINARY
     #: Pending binary operators: (left operand, its start, binding power, symbol).
     pending: list[tuple[ast.Expr, int, int, str]] = []
     node: ast.Expr
     while True:
         tok = toks[i]
         prefixes: list[tuple[str, int]] | None = None
-        if tok in _PREFIX and not postfix_only:
+        if tok in _prefix and not postfix_only:
             prefixes = []
-            while tok in _PREFIX:
+            while tok in _prefix:
                 prefixes.append((tok, offs[i]))
                 i += 1
                 if toks[i] < "!":
@@ -228,7 +239,7 @@ def _expr(
         start = offs[at]
         end = offs[at + 1]
         if first in name_start:
-            if first in "tfueiTFUEI" and tok.lower() in KEYWORDS:
+            if first in "tfueiTFUEI" and tok.lower() in _keywords:
                 low = tok.lower()
                 if low == "true" or low == "false":
                     node = _boolean(low == "true", (lines, start, end))
@@ -346,10 +357,10 @@ def _expr(
         else:
             raise Reject
         tok = toks[i]
-        if tok in _SUFFIX:
+        if tok in _suffix:
             # ---- .name and [index] suffixes ----
             paren = first == "("
-            while tok in _SUFFIX:
+            while tok in _suffix:
                 i += 1
                 if toks[i] < "!":
                     i += 1
@@ -378,43 +389,50 @@ def _expr(
                 tok = toks[i]
         if postfix_only:
             return node, i, start, end
-        if tok[0] == "?" and len(tok) > 1:
-            # ---- elvis: `operand ?: postfix`, left-associative ----
-            while tok[0] == "?" and len(tok) > 1:
-                i += 1
-                if toks[i] < "!":
-                    i += 1
-                right, i, _, end = _expr(toks, offs, lines, decode, i, True)
-                node = _elvis(node, right, (lines, start, end))
-                tok = toks[i]
-        if prefixes is not None:
-            for op, op_start in reversed(prefixes):
-                start = op_start
-                node = _unary(op, node, (lines, start, end))
         # ---- a binary operator, or the end of the binary operators ----
         found = binary_ops.get(tok)
-        if found is None:
-            first = tok[0]
-            if first == "-" and len(tok) > 1:
-                # A signed number where an operator is expected is `-` and an unsigned
-                # number (lark's contextual lexer does not offer NEG_INT/NEG_REAL
-                # there); `a-07` and `a-0x1` stay errors (`07` is no token).
-                unsigned = tok[1:]
-                signed_int = "x" in tok or "X" in tok or unsigned.isdigit()
-                if signed_int and unsigned[0] == "0" and unsigned != "0":
-                    raise Reject
-                toks[i] = unsigned
-                offs[i] += 1
-                found = _MINUS
-                i -= 1
-            elif first in "iI" and tok.lower() in ("is", "isnt"):
-                found = binary_ops[tok.lower()]
-        power = found[0] if found is not None else 0
+        if found is None or prefixes is not None:
+            # The rare cases: elvis, prefix operators, signed numbers, `is`, the end.
+            if tok[0] == "?" and len(tok) > 1:
+                # ---- elvis: `operand ?: postfix`, left-associative ----
+                while tok[0] == "?" and len(tok) > 1:
+                    i += 1
+                    if toks[i] < "!":
+                        i += 1
+                    right, i, _, end = _expr(toks, offs, lines, decode, i, True)
+                    node = _elvis(node, right, (lines, start, end))
+                    tok = toks[i]
+                found = binary_ops.get(tok)
+            if prefixes is not None:
+                for op, op_start in reversed(prefixes):
+                    start = op_start
+                    node = _unary(op, node, (lines, start, end))
+            if found is None:
+                first = tok[0]
+                if first == "-" and len(tok) > 1:
+                    # A signed number where an operator is expected is `-` and an
+                    # unsigned number (lark's contextual lexer does not offer
+                    # NEG_INT/NEG_REAL there); `a-07` and `a-0x1` stay errors (`07` is
+                    # no token).
+                    unsigned = tok[1:]
+                    signed_int = "x" in tok or "X" in tok or unsigned.isdigit()
+                    if signed_int and unsigned[0] == "0" and unsigned != "0":
+                        raise Reject
+                    toks[i] = unsigned
+                    offs[i] += 1
+                    found = _MINUS
+                    i -= 1
+                elif first in "iI" and tok.lower() in ("is", "isnt"):
+                    found = binary_ops[tok.lower()]
+                else:
+                    while pending:
+                        left, start, _, symbol = pending.pop()
+                        node = _binary(symbol, left, node, (lines, start, end))
+                    break
+        power = found[0]
         while pending and pending[-1][2] >= power:
             left, start, _, symbol = pending.pop()
             node = _binary(symbol, left, node, (lines, start, end))
-        if found is None:
-            break
         pending.append((node, start, power, found[1]))
         i += 1
         if toks[i] < "!":

@@ -274,12 +274,6 @@ def _with_source(err: ClassAdSyntaxError, text: str) -> ClassAdSyntaxError:
     return err
 
 
-def prepare() -> None:
-    """Build the grammar tables now (benchmarks time parsing, not table building)."""
-    _parser(False)
-    _parser(True)
-
-
 def parse_lark(text: str, *, old_strings: bool = False) -> ast.Expr:
     """Parse by the grammar: the tree, or the positioned ClassAdSyntaxError.
 

@@ -3,8 +3,9 @@
 Stage: front end. `parser.parse` reads every text here first; `grammar.lark` (read by
 `lark_parser`) stays the specification, and tests/classad/test_fastparse.py demands
 that both give the same tree, spans included, and reject the same texts. Whatever this
-module does not read (a syntax error of any kind, or nesting deeper than its recursion)
-raises `Reject`, and the caller re-parses the text with the lark parser, which gives
+module does not read (a syntax error of any kind, or brackets nested deeper than its
+recursion: it recurses once per bracket level, prefix operators and binary operators do
+not recurse) raises `Reject`, and the caller re-parses the text with the lark parser, which gives
 the positioned error message (or the tree): messages cannot drift, and lark is only
 imported when an error must be explained.
 
@@ -79,7 +80,7 @@ _TERMINALS = [
 #: is skipped by `findall`; the lengths then fall short of the text's.
 _TOKEN = re.compile("|".join(_TERMINALS))
 
-#: What may follow a token's first character, by what the token is (see `_parse`).
+#: The characters of a blank run; the first characters of a NAME; the digits.
 _BLANK = " \t\r\n\f\v"
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DIGITS = frozenset("0123456789")

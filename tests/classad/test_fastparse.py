@@ -14,7 +14,9 @@ mutated texts.
 from __future__ import annotations
 
 import ast as pyast
+import dataclasses
 import operator
+import pickle
 import subprocess
 import sys
 from functools import cache
@@ -225,3 +227,13 @@ def test_parsing_valid_text_does_not_import_lark() -> None:
         [sys.executable, "-c", code], cwd=Path(ROOT), capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_spans_made_on_first_read_survive_copies() -> None:
+    text = 'a +\n  f("x", b.c)'
+    spec = parse_lark(text)
+    expr = parse_uncached(text)
+    call = expr.right  # type: ignore[union-attr]
+    assert pickle.loads(pickle.dumps(call)).span == spec.right.span  # type: ignore[union-attr]
+    assert dataclasses.replace(expr, op="-").span == spec.span  # type: ignore[type-var]
+    assert _spans(expr) == _spans(spec)

@@ -22,6 +22,7 @@ node types they give meaning to and leave the recursion to it.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, TypeAlias, TypeVar, overload
@@ -95,14 +96,82 @@ def _hashed(cls: type[_N]) -> type[_N]:
         "        return NotImplemented\n"
         f"    return self._hash == other._hash and ({mine}) == ({theirs})\n"
     )
-    space: dict[str, Any] = {"_set": object.__setattr__, "_cls": cls}
+    # The parser's constructor: every init field positionally, each slot set through its
+    # descriptor (a frozen dataclass's __init__ goes through object.__setattr__ per field
+    # and then calls __post_init__: three times slower for the parser's many nodes).
+    # Its helpers are bound as defaults: local look-ups, not global ones.
+    params = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
+    helpers = "".join(f", _set_{n}=_set_{n}" for n in [*params, "_hash"])
+    source += (
+        f"def _new({', '.join(params)}, _object_new=_object_new, _cls=_cls, _h=hash{helpers}):\n"
+        "    self = _object_new(_cls)\n"
+        + "".join(f"    _set_{n}(self, {n})\n" for n in params)
+        + f"    _set__hash(self, _h((_cls, {''.join(f'{n},' for n in names)})))\n"
+        "    return self\n"
+    )
+    space: dict[str, Any] = {"_set": object.__setattr__, "_cls": cls, "_object_new": object.__new__}
+    for n in [*params, "_hash"]:
+        space[f"_set_{n}"] = getattr(cls, n).__set__
     exec(source, space)
     __post_init__, __eq__ = space["__post_init__"], space["__eq__"]
 
     made: Any = cls
     made.__post_init__ = __post_init__
     made.__eq__ = __eq__
+    made.span = _SpanField(made.span)
+    _FAST_NEW[cls] = space["_new"]
     return cls
+
+
+#: A span as the fast parser stores it: (offsets of the text's newlines, or None when it
+#: has none; start offset; end offset).
+RawSpan: TypeAlias = tuple[list[int] | None, int, int]
+
+
+def _line_column(lines: list[int] | None, offset: int) -> tuple[int, int]:
+    """1-based line and column of `offset`, as lark counts them (only \\n ends a line)."""
+    if lines is None:
+        return 1, offset + 1
+    line = bisect_left(lines, offset)
+    return line + 1, offset - lines[line - 1] if line else offset + 1
+
+
+class _SpanField:
+    """The `span` slot of a node class, read through a descriptor that turns a `RawSpan`
+    into a `Span` the first time it is read (and keeps the Span).
+
+    The parser builds a node per token and operator, and few spans are ever read (error
+    messages): three offsets are much cheaper to store than a Span. Readers always get a
+    `Span` (or None), so nothing else sees the difference.
+    """
+
+    __slots__ = ("_get", "_set")
+
+    def __init__(self, slot: Any) -> None:
+        self._get, self._set = slot.__get__, slot.__set__
+
+    def __get__(self, node: Any, owner: Any = None) -> Any:
+        if node is None:
+            return self
+        value = self._get(node)
+        if value.__class__ is tuple:
+            lines, start, end = value
+            value = Span(*_line_column(lines, start), *_line_column(lines, end), start, end)
+            self._set(node, value)
+        return value
+
+    def __set__(self, node: Any, value: Any) -> None:
+        self._set(node, value)
+
+
+_FAST_NEW: dict[type, Callable[..., Any]] = {}
+
+
+def fast_constructor(cls: type[_N]) -> Callable[..., _N]:
+    """A constructor of node class `cls` taking every field positionally (span included,
+    as a Span, None or a `RawSpan`), equal in result to `cls(...)` but cheaper: for the
+    parser, which builds a node per token and operator."""
+    return _FAST_NEW[cls]
 
 
 @_hashed

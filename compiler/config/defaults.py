@@ -16,10 +16,9 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
 from compiler.config.errors import ConfigError
 from compiler.spec import ERAS
+from compiler.yamlio import safe_load
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +72,7 @@ def era_defaults(era: str) -> EraDefaults:
     if era not in ERAS:
         raise ConfigError(f"unknown era '{era}' (known: {', '.join(ERAS)})")
     source = resources.files("spec.config.defaults").joinpath(f"{era}.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     values = {
         str(name).upper(): (str(name), "" if value is None else str(value))
         for name, value in document["defaults"].items()
@@ -92,7 +91,7 @@ def era_defaults(era: str) -> EraDefaults:
 def _reader_options() -> MappingProxyType[str, ReaderOptions]:
     """Every era's ReaderOptions from spec/config/eras.yaml (each era must have one)."""
     source = resources.files("spec.config").joinpath("eras.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     entries: dict[str, Any] = document["eras"]
     missing = [era for era in ERAS if era not in entries]
     if missing:

@@ -18,7 +18,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-import yaml
+from compiler.yamlio import safe_load
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +43,7 @@ class TemplateUse:
 def all_templates() -> MappingProxyType[str, MappingProxyType[str, Template]]:
     """Category (upper) -> template name (upper) -> Template."""
     source = resources.files("spec.config.templates").joinpath("metaknobs.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     table: dict[str, MappingProxyType[str, Template]] = {}
     for category, entries in document["templates"].items():
         table[category.upper()] = MappingProxyType(

@@ -4,10 +4,11 @@ vocabulary (base.yaml) and the `extends` merge.
 Stage: data -> raw merged mappings (resolved into the IR by `compiler.spec.resolve`). Reads
 YAML with a safe loader only (`compiler.yamlio.safe_load`) and evaluates nothing. Problems
 are collected, never raised one by one, so that a file's author sees all of them at once
-(`Errors.raise_if_any`). An era file may `extends:` another era: its mapping entries replace or shallow-merge the
-parent's (`name: null` drops one, `section: null` drops a section), its transitions replace
-rows with the same number key by key (`remove: true` drops one; `inherit_transitions: false`
-drops all), its lists (publish, event_effects) replace the parent's.
+(`Errors.raise_if_any`). An era file may `extends:` another era: its mapping entries
+replace or shallow-merge the parent's (`name: null` drops one, `section: null` drops a
+section), its transitions replace rows with the same number key by key (`remove: true`
+drops one; `inherit_transitions: false` drops all), its lists (publish, event_effects)
+replace the parent's.
 """
 
 from __future__ import annotations

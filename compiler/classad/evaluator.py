@@ -81,7 +81,9 @@ def function_context(now: Now = None, rng: random.Random | None = None) -> Any:
             return fixed
 
     try:
-        from compiler.classad.functions import FunctionContext
+        # From its own module: the function table (`functions`, with its regex engine)
+        # is imported by the first builtin call, not by every context made.
+        from compiler.classad.functions_context import FunctionContext
     except ImportError:  # pragma: no cover
         return _FallbackContext(clock, rng or random.Random())
     return FunctionContext(now=clock, rng=rng or random.Random())

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-import yaml
-
 from compiler.config.errors import ConfigError
 from compiler.spec import ERAS
+from compiler.yamlio import safe_load
+from spec import data_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +71,8 @@ def era_defaults(era: str) -> EraDefaults:
     """Load (once) the defaults of `era`; unknown eras are a ConfigError."""
     if era not in ERAS:
         raise ConfigError(f"unknown era '{era}' (known: {', '.join(ERAS)})")
-    source = resources.files("spec.config.defaults").joinpath(f"{era}.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    source = data_path("config", "defaults", f"{era}.yaml")
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     values = {
         str(name).upper(): (str(name), "" if value is None else str(value))
         for name, value in document["defaults"].items()
@@ -91,8 +90,8 @@ def era_defaults(era: str) -> EraDefaults:
 @cache
 def _reader_options() -> MappingProxyType[str, ReaderOptions]:
     """Every era's ReaderOptions from spec/config/eras.yaml (each era must have one)."""
-    source = resources.files("spec.config").joinpath("eras.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    source = data_path("config", "eras.yaml")
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     entries: dict[str, Any] = document["eras"]
     missing = [era for era in ERAS if era not in entries]
     if missing:

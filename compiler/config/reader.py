@@ -14,7 +14,6 @@ What happens after the root file (LOCAL_CONFIG_*, environment) is in `sources`.
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -426,6 +425,8 @@ def _include(
 def _run_command(
     state: ReadState, command: str, file: str, where: LogicalLine, optional: bool
 ) -> str | None:
+    import subprocess  # only `include : command |` runs programs; reading needs none
+
     try:
         args = split_command(command)
         if not args:

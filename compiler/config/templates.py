@@ -14,11 +14,11 @@ import difflib
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-import yaml
+from compiler.yamlio import safe_load
+from spec import data_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,8 +42,8 @@ class TemplateUse:
 @cache
 def all_templates() -> MappingProxyType[str, MappingProxyType[str, Template]]:
     """Category (upper) -> template name (upper) -> Template."""
-    source = resources.files("spec.config.templates").joinpath("metaknobs.yaml")
-    document: dict[str, Any] = yaml.safe_load(source.read_text(encoding="utf-8"))
+    source = data_path("config", "templates", "metaknobs.yaml")
+    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
     table: dict[str, MappingProxyType[str, Template]] = {}
     for category, entries in document["templates"].items():
         table[category.upper()] = MappingProxyType(

@@ -2,12 +2,13 @@
 vocabulary (base.yaml) and the `extends` merge.
 
 Stage: data -> raw merged mappings (resolved into the IR by `compiler.spec.resolve`). Reads
-YAML with `yaml.safe_load` only and evaluates nothing. Problems are collected, never raised
-one by one, so that a file's author sees all of them at once (`Errors.raise_if_any`).
-An era file may `extends:` another era: its mapping entries replace or shallow-merge the
-parent's (`name: null` drops one, `section: null` drops a section), its transitions replace
-rows with the same number key by key (`remove: true` drops one; `inherit_transitions: false`
-drops all), its lists (publish, event_effects) replace the parent's.
+YAML with a safe loader only (`compiler.yamlio.safe_load`) and evaluates nothing. Problems
+are collected, never raised one by one, so that a file's author sees all of them at once
+(`Errors.raise_if_any`). An era file may `extends:` another era: its mapping entries
+replace or shallow-merge the parent's (`name: null` drops one, `section: null` drops a
+section), its transitions replace rows with the same number key by key (`remove: true`
+drops one; `inherit_transitions: false` drops all), its lists (publish, event_effects)
+replace the parent's.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from compiler.classad import ast as A
 from compiler.classad import parse
 from compiler.errors import PolicyError
 from compiler.textio import decode
+from compiler.yamlio import safe_load
 from spec import data_path
 
 ERA_DIR = data_path("eras")
@@ -162,7 +164,7 @@ def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
     try:
         text = decode(path.read_bytes(), shown)  # not UTF-8: a positioned PolicyError
         errors.texts[shown] = text
-        data = yaml.safe_load(text)
+        data = safe_load(text)
     except OSError as exc:
         errors.add(shown, "", f"cannot read: {exc.strerror}", fatal=True)
         return {}

@@ -20,12 +20,9 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compiler import StateTable, compile_policy
-from compiler.diagram import DiagramError, TraceStep, extract, step_key, write
 from compiler.errors import PolicyError
-from compiler.spec import load_spec
 from compiler.textio import read_text
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
@@ -33,8 +30,15 @@ from runtime.commands._policy_args import (
     add_policy_arguments,
     load_policy,
 )
-from runtime.commands.compile import parse_assumption
-from runtime.trace import Trace, read_trace, replay
+
+if TYPE_CHECKING:
+    from compiler import StateTable
+    from compiler.diagram import TraceStep
+    from runtime.trace import Trace
+
+# The figure's modules (graphviz, the trace replayer, the compiler's join) are imported by
+# the functions that draw: the CLI imports every command module to list the commands, and
+# `condor-policy compile` must not pay for drawing (issue 11, cold compile).
 
 NAME = "diagram"
 HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF, DOT or Mermaid."
@@ -94,6 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from compiler.diagram import DiagramError, extract, write
+    from compiler.spec import load_spec
+    from runtime.commands.compile import parse_assumption
+    from runtime.trace import read_trace
+
     trace_file = read_trace(args.trace) if args.trace else None
     if trace_file is not None:  # like `run`: the trace's era/semantics unless given
         args.era = args.era or trace_file.era
@@ -136,6 +145,9 @@ def _replay(
 ) -> tuple[StateTable, list[TraceStep]]:
     """Compile (with the trace's `config:` on top, as `run` does) and replay the trace;
     the fired rows by id, so code-only rows resolve exactly."""
+    from compiler import compile_policy
+    from runtime.trace import replay
+
     config = choice.config
     if trace.config:
         config = config.with_overrides(trace.config, source=f"{trace.file} config")
@@ -147,6 +159,8 @@ def _replay(
 
 
 def _compile(choice: PolicyChoice, assume: Mapping[str, Any]) -> StateTable:
+    from compiler import compile_policy
+
     return compile_policy(choice.config, choice.era, choice.semantics, assume=assume)
 
 
@@ -188,6 +202,8 @@ def read_steps(text: str) -> list[TraceStep]:
 def _check_json_step(step: Any, *, file: str, line: int, source_line: str) -> None:
     """A JSON line's "id"/"number" text must be a usable step (`step_key`); the error
     points at it."""
+    from compiler.diagram import DiagramError, step_key
+
     if not isinstance(step, dict):
         return
     for name in ("id", "number"):
@@ -205,6 +221,8 @@ def _check_json_step(step: Any, *, file: str, line: int, source_line: str) -> No
 def _tokens(text: str, *, file: str, line: int | None) -> list[TraceStep]:
     """The comma/space separated steps of `text` (one line of a file, or the command-line
     list), each a number or an id (`step_key`); a bad one is an error at its column."""
+    from compiler.diagram import DiagramError, step_key
+
     steps: list[TraceStep] = []
     for token in re.finditer(r"[^,\s]+", text):
         try:

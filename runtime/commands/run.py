@@ -15,10 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from compiler import compile_policy
 from runtime.commands._policy_args import DEFAULT_ERA, add_policy_arguments, load_policy
-from runtime.eventlog import EventLog
-from runtime.trace import read_trace, replay
 
 NAME = "run"
 HELP = "Replay a scripted trace (fake sensors, simulated clock) through the compiled policy."
@@ -34,6 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: the CLI imports every command module to list the
+    # commands, and `condor-policy compile` must not pay for the replayer (issue 11).
+    from compiler import compile_policy
+    from runtime.eventlog import EventLog
+    from runtime.trace import read_trace, replay
+
     trace = read_trace(args.trace)
     args.era = args.era or trace.era or DEFAULT_ERA
     args.semantics = args.semantics or trace.semantics or "manual"

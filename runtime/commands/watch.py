@@ -25,17 +25,18 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from compiler import compile_policy
-from compiler.classad import load_ad
 from compiler.errors import PolicyError
-from runtime.clock import WallClock
 from runtime.commands._policy_args import add_policy_arguments, load_policy
-from runtime.eventlog import EventLog
-from runtime.jobs import JobProcess
-from runtime.sensors.real import RealSensors
-from runtime.slot import Slot
+
+if TYPE_CHECKING:
+    from runtime.jobs import JobProcess
+    from runtime.slot import Slot
+
+# The slot, its real sensors and the job runner (psutil, transitions) are imported by the
+# functions that watch: the CLI imports every command module to list the commands, and
+# `condor-policy compile` must not pay for them (issue 11, cold compile).
 
 NAME = "watch"
 HELP = "Run the policy live on this host's load and keyboard, optionally controlling a real job."
@@ -68,6 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _job_ad(path: str | None) -> dict[str, Any]:
+    from compiler.classad import load_ad
+
     ad: dict[str, Any] = {"Owner": getpass.getuser(), "JobUniverse": 5, "ImageSize": 1000}
     if path is not None:
         if not Path(path).is_file():
@@ -124,6 +127,13 @@ class Watcher:
 
 
 def run(args: argparse.Namespace) -> int:
+    from compiler import compile_policy
+    from runtime.clock import WallClock
+    from runtime.eventlog import EventLog
+    from runtime.jobs import JobProcess
+    from runtime.sensors.real import RealSensors
+    from runtime.slot import Slot
+
     choice = load_policy(args)
     table = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
     log = EventLog(args.log) if args.log else None

@@ -43,6 +43,7 @@ from compiler.classad.scope import (
     LazyList,
     Raw,
     Scope,
+    _pair_cache,
     find_raw,
     resolve,
     resolve_absolute,
@@ -217,13 +218,15 @@ def _compare_constant(
 def _string_equality(equal: bool, left: Fn, b: str) -> Fn:
     """`x == "Suspended"`: a case-insensitive test against a constant string."""
     folded = ops.ascii_lower(b)
+    size = len(folded)
     slow = ops.equal if equal else ops.not_equal
     lower = ops.ascii_lower
 
     def string_equality(scope: Scope, rt: Runtime) -> Value:
         a = left(scope, rt)
         if type(a) is str:
-            return (a == b or lower(a) == folded) is equal
+            # ascii_lower keeps the length: a string of another length is not equal
+            return (a == b or (len(a) == size and lower(a) == folded)) is equal
         return slow(a, b)
 
     return string_equality
@@ -576,6 +579,11 @@ class _Source:
             "choose": choose,
             "wrap64": ops.wrap64,
             "INF": float("inf"),
+            "attr_value": attr_value,
+            "NO_AD": NO_AD,
+            "EXPR": _EXPR_TYPES,
+            "GENERATED": _generated,
+            "hot": hot,
         }
         self.count = 0
         self.nodes = 0
@@ -606,6 +614,8 @@ class _Source:
         match node:
             case ast.AttrRef(scope=None):
                 return self.attribute(node, fn, indent)
+            case ast.AttrRef(scope="MY" | "TARGET"):
+                return self.scoped(node, fn, indent)
             case ast.Binary(op="&&" | "||"):
                 return self.logical(node, indent)
             case ast.Binary(op=op) if op in _PY_COMPARE:
@@ -640,8 +650,60 @@ class _Source:
         self.reads_attrs = True
         out = self.tmp()
         key, name, full = self.name(node.key), self.name(node.name), self.name(fn, "f")
-        self.emit(indent, f"{out} = get({key}, M) if plain is None else plain.get({name}, M)")
+        self.emit(indent, f"{out} = get({key}, M) if plain is None else plain({name}, M)")
         self.emit(indent, f"if type({out}) not in PLAIN:")
+        self.emit(indent + 1, f"if {out} is M:")
+        self.emit(indent + 2, f"{out} = {full}(scope, rt)")
+        self.found(out, "scope", key, indent + 1)
+        return out
+
+    def found(self, out: str, ad: str, key: str, indent: int) -> None:
+        """`out` holds what `ad` stores for `key` (not a plain value, not M): its value,
+        as `attr_value` gives it, with the expression case written out."""
+        busy, fn = self.tmp(), self.tmp()
+        self.emit(indent, f"elif type({out}) in EXPR:")
+        self.emit(indent + 1, f"{busy} = {ad}.busy")
+        self.emit(indent + 1, f"if {busy} is None:")
+        self.emit(indent + 2, f"{ad}.busy = {busy} = set()")
+        self.emit(indent + 1, f"if {key} in {busy}:")
+        self.emit(indent + 2, f"{out} = UNDEFINED  # a cycle")
+        self.emit(indent + 1, "else:")
+        self.emit(indent + 2, f"{fn} = GENERATED.get(id({out}))")
+        self.emit(
+            indent + 2, f"{fn} = {fn}[1] if {fn} is not None and {fn}[0] is {out} else hot({out})"
+        )
+        self.emit(indent + 2, f"{busy}.add({key})")
+        self.emit(indent + 2, "try:")
+        self.emit(indent + 3, f"{out} = {fn}({ad}, rt)")
+        self.emit(indent + 2, "finally:")
+        self.emit(indent + 3, f"{busy}.discard({key})")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{out} = attr_value({ad}, {key}, {out}, rt)")
+
+    def scoped(self, node: ast.AttrRef, fn: Fn, indent: int) -> str:
+        # `MY.x` / `TARGET.x` from a top-level ad that holds no attribute named like the
+        # scope word: this ad or the other one directly; anything else by the closure.
+        assert node.scope is not None
+        word, key, name = self.name(node.scope.lower()), self.name(node.key), self.name(node.name)
+        full = self.name(fn, "f")
+        ad, out = self.tmp(), self.tmp()
+        self.emit(indent, f"{ad} = None")
+        self.emit(indent, f"if scope.parent is None and {word} not in scope.attrs:")
+        if node.scope == "MY":
+            self.emit(indent + 1, f"{ad} = scope if scope.attrs is not NO_AD else None")
+        else:
+            self.emit(indent + 1, f"{ad} = scope.other")
+        self.emit(indent, f"if {ad} is not None and not {ad}.detached:")
+        self.emit(
+            indent + 1,
+            f"{out} = {ad}.attrs.get({key}, M) if {ad}.plain is None "
+            f"else {ad}.plain.get({name}, M)",
+        )
+        self.emit(indent + 1, f"if type({out}) not in PLAIN:")
+        self.emit(indent + 2, f"if {out} is M:")
+        self.emit(indent + 3, f"{out} = {full}(scope, rt)")
+        self.found(out, ad, key, indent + 2)
+        self.emit(indent, "else:")
         self.emit(indent + 1, f"{out} = {full}(scope, rt)")
         return out
 
@@ -678,7 +740,12 @@ class _Source:
             folded, lower = self.name(ops.ascii_lower(right)), self.name(ops.ascii_lower, "f")
             same = self.name(node.op == "==")
             self.emit(indent, f"if type({a}) is str:")
-            self.emit(indent + 1, f"{out} = ({a} == {b} or {lower}({a}) == {folded}) is {same}")
+            size = self.name(len(right))
+            self.emit(
+                indent + 1,
+                f"{out} = ({a} == {b} or (len({a}) == {size} and {lower}({a}) == {folded}))"
+                f" is {same}",
+            )
             self.emit(indent, "else:")
             self.emit(indent + 1, f"{out} = {slow}({a}, {b})")
         else:
@@ -710,6 +777,10 @@ class _Source:
         self.emit(indent + 1, f"{out} = {a} {op} {b}")
         self.emit(indent + 1, f"if not {ops.INT64_MIN} <= {out} <= {ops.INT64_MAX}:")
         self.emit(indent + 2, f"{out} = wrap64({out})")
+        self.emit(indent, f"elif type({a}) is float and type({b}) is float:")
+        self.emit(indent + 1, f"{out} = {a} {op} {b}")
+        self.emit(indent + 1, f"if {out} == INF:  # +inf from an operation is an error")
+        self.emit(indent + 2, f"{out} = ERROR")
         self.emit(indent, "else:")
         self.emit(indent + 1, f"{out} = {slow}({a}, {b})")
         return out
@@ -739,6 +810,7 @@ class _Source:
         head = ["def generated(scope, rt):"]
         if self.reads_attrs:
             head += ["    plain = scope.plain", "    get = scope.attrs.get"]
+            head += ["    if plain is not None:", "        plain = plain.get"]
         source = "\n".join([*head, *self.lines, f"    return {result}", ""])
         code = compile(source, "<classad generated>", "exec")
         exec(code, self.namespace)  # the source is built only from fixed fragments (above)
@@ -826,7 +898,14 @@ class CompiledExpr:
         now: Now = None,
         ctx: Any = None,
     ) -> Value:
-        mine, _theirs = top_scopes(my, target)
+        # top_scopes, with its cache hit written out (this is the hottest call there is)
+        hit = _pair_cache.pairs.get((id(my), id(target)))
+        if hit is not None and hit[0] is my and hit[1] is target:
+            for view in hit[4]:
+                view._names = None
+            mine = hit[2]
+        else:
+            mine = top_scopes(my, target)[0]
         if now is None and ctx is None:
             rt = _default_runtime if _default_runtime is not None else _runtime(None, None)
         else:

@@ -120,16 +120,20 @@ def spellings(ad: dict[str, Raw]) -> dict[str, str]:
 class PlainAttrs(Mapping[str, Raw]):
     """A plain dict's attributes keyed by lower-case name, read from the dict in place.
 
-    The name index is taken at most once per evaluation (`reset` starts the next one),
-    so a dict that changes between evaluations is always read as it is now. For
-    several spellings of one name the last one wins (as classad2 inserts them).
+    The name index is checked at most once per evaluation (`top_scopes` clears `_names`
+    for the next one): it is used again while the dict holds exactly the same keys (one
+    set comparison, done in C), else made again. Values are always read from the dict,
+    so a dict that changes between evaluations is read as it is now. For several
+    spellings of one name the last one wins (as classad2 inserts them).
     """
 
-    __slots__ = ("_names", "ad")
+    __slots__ = ("_index", "_keys", "_names", "ad")
 
     def __init__(self, ad: dict[str, Raw]) -> None:
         self.ad = ad
         self._names: dict[str, str] | None = None
+        self._keys: frozenset[str] | None = None
+        self._index: dict[str, str] = {}
 
     def reset(self) -> None:
         self._names = None
@@ -138,8 +142,15 @@ class PlainAttrs(Mapping[str, Raw]):
         """Lower-case name -> the dict's spelling."""
         names = self._names
         if names is None:
-            names = self._names = spellings(self.ad)
+            names = self._names = self._checked()
         return names
+
+    def _checked(self) -> dict[str, str]:
+        ad = self.ad
+        if self._keys is None or ad.keys() != self._keys:
+            self._index = spellings(ad)
+            self._keys = frozenset(ad)
+        return self._index
 
     def get(self, key: str, default: Any = None) -> Any:
         spelled = self.names().get(key)
@@ -149,7 +160,10 @@ class PlainAttrs(Mapping[str, Raw]):
         return self.ad[self.names()[key]]
 
     def __contains__(self, key: object) -> bool:
-        return key in self.names()
+        names = self._names
+        if names is None:
+            names = self._names = self._checked()
+        return key in names
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -272,7 +286,9 @@ class _PairCache(threading.local):
     """
 
     def __init__(self) -> None:
-        self.pairs: dict[tuple[int, int], tuple[Any, Any, Scope, Scope | None]] = {}
+        self.pairs: dict[
+            tuple[int, int], tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]]
+        ] = {}
 
 
 _PAIR_CACHE_SIZE = 256
@@ -284,22 +300,22 @@ def top_scopes(
     my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
 ) -> tuple[Scope, Scope | None]:
     """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
-    if type(my) not in _VIEWED or (target is not None and type(target) not in _VIEWED):
-        return _fresh_scopes(my, target)
     pairs = _pair_cache.pairs
     key = (id(my), id(target))
     hit = pairs.get(key)
     if hit is not None and hit[0] is my and hit[1] is target:
-        mine, theirs = hit[2], hit[3]
-        if mine.plain is not None:
-            mine.attrs.reset()
-        if theirs is not None and theirs.plain is not None:
-            theirs.attrs.reset()
-        return mine, theirs
+        for view in hit[4]:
+            view._names = None  # a new evaluation: index the dict again when needed
+        return hit[2], hit[3]
     mine, theirs = _fresh_scopes(my, target)
+    if type(my) not in _VIEWED or (target is not None and type(target) not in _VIEWED):
+        return mine, theirs
     if len(pairs) >= _PAIR_CACHE_SIZE:
         pairs.clear()
-    pairs[key] = (my, target, mine, theirs)
+    views = tuple(
+        s.attrs for s in (mine, theirs) if s is not None and isinstance(s.attrs, PlainAttrs)
+    )
+    pairs[key] = (my, target, mine, theirs, views)
     return mine, theirs
 
 

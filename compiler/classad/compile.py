@@ -10,16 +10,23 @@ time wherever the semantics allow it:
   reference interpreter, so `15 * 60` costs nothing per call;
 * strict operators get a fast path when both operands are plain ints or reals of the
   same type, falling back to operators.py for everything else;
-* attribute expressions stored in ads are compiled on first use and remembered.
+* attribute expressions stored in ads are compiled on first use and remembered;
+* an expression called a few times (`_WARM_CALLS`) gets one generated Python function
+  for its whole tree instead of one closure call per node (see "generated Python
+  source" below: how, and why it is safe);
+* the two ads are not copied: a ClassAd's or plain dict's scope is kept per pair of ads
+  and reads the ad in place (scope.py, `top_scopes`, `PlainAttrs`).
 
-The interpreter (evaluator.py) is the specification; a property test checks that both
-agree on generated expressions and ads.
+The interpreter (evaluator.py) is the specification; property tests check that the
+closures and the generated functions agree with it on generated expressions and ads
+(tests/classad/test_compile.py, test_compile_fast.py).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
+from threading import get_ident
 from typing import Any, Final
 
 from compiler.classad import ast
@@ -41,9 +48,10 @@ from compiler.classad.scope import (
     ABSENT,
     NO_AD,
     LazyList,
+    PlainAttrs,
     Raw,
     Scope,
-    _pair_cache,
+    cached_pair,
     find_raw,
     resolve,
     resolve_absolute,
@@ -562,6 +570,7 @@ _PY_COMPARE: Final = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!
 _ARITHMETIC: Final = {"+": "+", "-": "-", "*": "*"}
 _MAX_INDENT = 30  # nesting depth inlined (CPython refuses about 100 indentation levels)
 _MAX_NODES = 400  # nodes inlined per function; the rest are closure calls
+_MAX_LEVEL = 60  # depth of the tree inlined (the generator recurses once per level)
 _WARM_CALLS = 3  # calls before an expression is worth generating source for
 
 
@@ -587,6 +596,7 @@ class _Source:
         }
         self.count = 0
         self.nodes = 0
+        self.level = 0
         self.reads_attrs = False
 
     def name(self, value: Any, prefix: str = "c") -> str:
@@ -609,8 +619,15 @@ class _Source:
         if constant is not _MISSING:
             return self.name(constant)
         self.nodes += 1
-        if indent > _MAX_INDENT or self.nodes > _MAX_NODES:
+        if indent > _MAX_INDENT or self.nodes > _MAX_NODES or self.level > _MAX_LEVEL:
             return self.call(fn, indent)
+        self.level += 1
+        try:
+            return self.inline(node, fn, indent)
+        finally:
+            self.level -= 1
+
+    def inline(self, node: ast.Expr, fn: Fn, indent: int) -> str:
         match node:
             case ast.AttrRef(scope=None):
                 return self.attribute(node, fn, indent)
@@ -883,12 +900,21 @@ def _runtime(now: Now, ctx: Any) -> Runtime:
 class CompiledExpr:
     """A compiled expression: `compiled(my, target, now=...)` like `evaluate`."""
 
-    __slots__ = ("calls", "expr", "fn")
+    __slots__ = ("calls", "expr", "fn", "last")
 
     def __init__(self, expr: ast.Expr) -> None:
         self.expr = expr
         self.fn = compiled(expr)
         self.calls = 0 if constant_value(self.fn) is _MISSING else -1
+        #: (thread, my, target, MY scope, plain-dict views): see `_scopes`.
+        self.last: tuple[int, Any, Any, Scope, tuple[PlainAttrs, ...]] | None = None
+
+    def _scopes(self, my: Any, target: Any) -> Scope:
+        mine, _theirs = top_scopes(my, target)
+        entry = cached_pair(my, target)
+        if entry is not None and entry[2] is mine:
+            self.last = (get_ident(), my, target, mine, entry[4])
+        return mine
 
     def __call__(
         self,
@@ -898,14 +924,15 @@ class CompiledExpr:
         now: Now = None,
         ctx: Any = None,
     ) -> Value:
-        # top_scopes, with its cache hit written out (this is the hottest call there is)
-        hit = _pair_cache.pairs.get((id(my), id(target)))
-        if hit is not None and hit[0] is my and hit[1] is target:
-            for view in hit[4]:
-                view._names = None
-            mine = hit[2]
+        # The scopes of the last pair of ads this expression saw in this thread; else
+        # top_scopes (whose per-thread cache serves every expression).
+        last = self.last
+        if last is not None and last[1] is my and last[2] is target and last[0] == get_ident():
+            for view in last[4]:
+                view._names = None  # a new evaluation: index a plain dict again if needed
+            mine = last[3]
         else:
-            mine = top_scopes(my, target)[0]
+            mine = self._scopes(my, target)
         if now is None and ctx is None:
             rt = _default_runtime if _default_runtime is not None else _runtime(None, None)
         else:

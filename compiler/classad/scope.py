@@ -161,8 +161,12 @@ class PlainAttrs(Mapping[str, Raw]):
 
     def __contains__(self, key: object) -> bool:
         names = self._names
-        if names is None:
-            names = self._names = self._checked()
+        if names is None:  # `_checked`, written out: `MY.x` and `TARGET.x` ask this
+            ad = self.ad
+            if self._keys is None or ad.keys() != self._keys:
+                self._index = spellings(ad)
+                self._keys = frozenset(ad)
+            names = self._names = self._index
         return key in names
 
     def __iter__(self) -> Iterator[str]:
@@ -317,6 +321,17 @@ def top_scopes(
     )
     pairs[key] = (my, target, mine, theirs, views)
     return mine, theirs
+
+
+def cached_pair(
+    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
+) -> tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]] | None:
+    """This thread's cache entry for the pair (my, target), if `top_scopes` keeps one:
+    (my, target, MY scope, TARGET scope, the plain-dict views to reset per evaluation)."""
+    hit = _pair_cache.pairs.get((id(my), id(target)))
+    if hit is not None and hit[0] is my and hit[1] is target:
+        return hit
+    return None
 
 
 # ---- values crossing the boundary between Python and the evaluator ----

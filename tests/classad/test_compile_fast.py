@@ -160,8 +160,9 @@ def test_cycles_through_generated_attribute_expressions() -> None:
 def test_deep_expressions_fall_back_to_closures() -> None:
     text = " && ".join(f"(x{i} > {i} || y{i})" for i in range(300))
     nested = "(" * 120 + "x" + " + 1)" * 120
+    chain = "x" + " - 1" * 400  # left-nested: deep tree, no indentation
     ad = {f"x{i}": i + 1 for i in range(300)} | {"x": 1}
-    for t in (text, nested):
+    for t in (text, nested, chain):
         compiled = compile_expr(t)
         values = [compiled(ad) for _ in range(WARM)]
         assert values == [evaluate(t, ad)] * WARM
@@ -182,3 +183,23 @@ def test_compiled_plain_dicts_against_classad2(expr: ast.Expr, my: dict, target:
     for _ in range(WARM):
         ours = compiled(my, target)
         assert same(ours, theirs), f"{unparse(expr)!r}: ours {ours!r}, oracle {theirs!r}"
+
+
+def test_alternating_pairs_and_threads_see_their_own_ads() -> None:
+    import threading
+
+    start = compile_expr("KeyboardIdle > 15 * 60 && TARGET.Owner == MY.Owner")
+    pairs = [
+        ({"KeyboardIdle": 901, "Owner": "tyner"}, {"Owner": "Tyner"}),
+        (ClassAd({"KeyboardIdle": 901, "Owner": "tyner"}), ClassAd({"Owner": "jones"})),
+        ({"keyboardidle": 10, "owner": "x"}, {"OWNER": "x"}),
+    ]
+    expected = [evaluate(start.expr, my, target) for my, target in pairs]
+    assert expected == [True, False, False]
+    for _ in range(WARM):
+        assert [start(my, target) for my, target in pairs] == expected
+    seen: list[object] = []
+    worker = threading.Thread(target=lambda: seen.extend(start(m, t) for m, t in pairs))
+    worker.start()
+    worker.join()
+    assert seen == expected

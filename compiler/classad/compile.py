@@ -598,6 +598,8 @@ class _Source:
         self.nodes = 0
         self.level = 0
         self.reads_attrs = False
+        #: Names known to hold TRUE, FALSE, UNDEFINED or ERROR (their truth is themselves).
+        self.logic: set[str] = set()
 
     def name(self, value: Any, prefix: str = "c") -> str:
         self.count += 1
@@ -617,7 +619,10 @@ class _Source:
         fn = compiled(node)
         constant = constant_value(fn)
         if constant is not _MISSING:
-            return self.name(constant)
+            label = self.name(constant)
+            if type(constant) is bool or constant is UNDEFINED or constant is ERROR:
+                self.logic.add(label)
+            return label
         self.nodes += 1
         if indent > _MAX_INDENT or self.nodes > _MAX_NODES or self.level > _MAX_LEVEL:
             return self.call(fn, indent)
@@ -729,16 +734,23 @@ class _Source:
         decided, open_ = ("False", "True") if conjunction else ("True", "False")
         a = self.value(node.left, indent)
         out = self.tmp()
-        self.emit(indent, f"{out} = {a} if {a} is True or {a} is False else truth({a})")
+        self.emit(indent, f"{out} = {self.truth(a)}")
         self.emit(indent, f"if {out} is {open_} or {out} is UNDEFINED:")
         b = self.value(node.right, indent + 1)
-        t = self.tmp()
-        self.emit(indent + 1, f"{t} = {b} if {b} is True or {b} is False else truth({b})")
+        t = self.truth(b)
         self.emit(indent + 1, f"if {out} is {open_} or {t} is {decided} or {t} is ERROR:")
         self.emit(indent + 2, f"{out} = {t}")
         self.emit(indent + 1, "else:")
         self.emit(indent + 2, f"{out} = UNDEFINED")
+        self.logic.add(out)
         return out
+
+    def truth(self, a: str) -> str:
+        """An expression for `ops.truth` of the value named `a` (`a` itself when it is
+        known to be TRUE, FALSE, UNDEFINED or ERROR already)."""
+        if a in self.logic:
+            return a
+        return f"({a} if {a} is True or {a} is False else truth({a}))"
 
     def compare(self, node: ast.Binary, indent: int) -> str:
         op, slow = _PY_COMPARE[node.op], self.name(ops.BINARY[node.op], "f")
@@ -771,6 +783,7 @@ class _Source:
                 f"{out} = ({a} {op} {b}) if type({a}) is type({b}) and "
                 f"(type({a}) is int or type({a}) is float) else {slow}({a}, {b})",
             )
+        self.logic.add(out)
         return out
 
     def identity(self, node: ast.Binary, indent: int) -> str:
@@ -783,6 +796,7 @@ class _Source:
         self.emit(
             indent, f"{out} = ({a} == {b}) is {same} if type({a}) is {kind} else {slow}({a}, {b})"
         )
+        self.logic.add(out)
         return out
 
     def arithmetic(self, node: ast.Binary, indent: int) -> str:
@@ -805,15 +819,19 @@ class _Source:
     def negation(self, node: ast.Unary, indent: int) -> str:
         a = self.value(node.operand, indent)
         out = self.tmp()
-        self.emit(indent, f"{out} = {a} if {a} is True or {a} is False else truth({a})")
+        self.emit(indent, f"{out} = {self.truth(a)}")
         self.emit(indent, f"if {out} is True or {out} is False:")
         self.emit(indent + 1, f"{out} = not {out}")
+        self.logic.add(out)
         return out
 
     def conditional(self, cond: ast.Expr, then: ast.Expr, otherwise: ast.Expr, indent: int) -> str:
         c = self.value(cond, indent)
         out = self.tmp()
-        self.emit(indent, f"{out} = {c} if {c} is True or {c} is False else choose({c})")
+        if c in self.logic:  # choose() of these is themselves
+            self.emit(indent, f"{out} = {c}")
+        else:
+            self.emit(indent, f"{out} = {c} if {c} is True or {c} is False else choose({c})")
         self.emit(indent, f"if {out} is True:")
         t = self.value(then, indent + 1)
         self.emit(indent + 1, f"{out} = {t}")
@@ -886,15 +904,33 @@ def _shared_runtime() -> Runtime:
 
 
 def _runtime(now: Now, ctx: Any) -> Runtime:
-    """The per-call runtime; the wall-clock one is immutable, so it is shared."""
-    global _default_runtime
+    """The per-call runtime. A runtime only holds a clock and a random source, so the
+    last one made for the same context object, the same fixed time or the same clock
+    function is used again (making a context seeds a new random source: the cost of
+    a whole evaluation)."""
+    global _default_runtime, _last_runtime
     if ctx is not None:
-        return Runtime(ctx)
+        last = _last_runtime
+        if last is not None and last[0] is ctx:
+            return last[1]
+        runtime = Runtime(ctx)
+        _last_runtime = (ctx, runtime)
+        return runtime
     if now is not None:
-        return Runtime(function_context(now))
+        key = now if callable(now) else (int(now),)
+        last = _last_runtime
+        if last is not None and (last[0] is key or last[0] == key):
+            return last[1]
+        runtime = Runtime(function_context(now))
+        _last_runtime = (key, runtime)
+        return runtime
     if _default_runtime is None:
         _default_runtime = Runtime(function_context())
     return _default_runtime
+
+
+#: (context object, fixed time as a 1-tuple, or clock function; its runtime).
+_last_runtime: tuple[Any, Runtime] | None = None
 
 
 class CompiledExpr:

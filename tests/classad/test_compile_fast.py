@@ -203,3 +203,18 @@ def test_alternating_pairs_and_threads_see_their_own_ads() -> None:
     worker.start()
     worker.join()
     assert seen == expected
+
+
+def test_reused_runtimes_keep_each_calls_clock() -> None:
+    from compiler.classad.evaluator import function_context
+
+    clock = compile_expr("time() + 0")
+    ticks = iter(range(100, 200))
+    assert [clock(now=t) for t in (5, 5, 6, 5.9, 7)] == [5, 5, 6, 5, 7]
+
+    def tick() -> int:
+        return next(ticks)
+
+    assert [clock(now=tick) for _ in range(3)] == [100, 101, 102]  # one clock, read each call
+    a, b = function_context(11), function_context(12)
+    assert [clock(ctx=c) for c in (a, a, b, a)] == [11, 11, 12, 11]

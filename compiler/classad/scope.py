@@ -17,9 +17,12 @@ evaluates to UNDEFINED, as in HTCondor 25.14.1; nothing is cached between look-u
 A plain `dict` passed as MY or TARGET is not copied: its scope reads it in place
 (`Scope.plain`), first under the name as the expression spells it (one dict look-up,
 the common case: `{"KeyboardIdle": 4210}` read by `KeyboardIdle`), and only when that
-misses through its lower-cased view (`PlainAttrs`, built at most once per evaluation).
-So a dict that holds several spellings of one name (`{"A": 1, "a": 2}`, not a valid
-ad) gives a reference the entry spelled exactly like it, and otherwise the last one.
+misses through its lower-cased view (`PlainAttrs`: a name index checked against the
+dict's key set at most once per evaluation, and only when something needs it: a name
+the dict does not hold as spelled, or `MY.x`/`TARGET.x` asking whether the ad holds an
+attribute named like the scope word). So a dict that holds several spellings of one
+name (`{"A": 1, "a": 2}`, not a valid ad) gives a reference the entry spelled exactly
+like it, and otherwise the last one (classad2 keeps the last one for every spelling).
 """
 
 from __future__ import annotations

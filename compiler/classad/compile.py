@@ -10,16 +10,23 @@ time wherever the semantics allow it:
   reference interpreter, so `15 * 60` costs nothing per call;
 * strict operators get a fast path when both operands are plain ints or reals of the
   same type, falling back to operators.py for everything else;
-* attribute expressions stored in ads are compiled on first use and remembered.
+* attribute expressions stored in ads are compiled on first use and remembered;
+* an expression called a few times (`_WARM_CALLS`) gets one generated Python function
+  for its whole tree instead of one closure call per node (see "generated Python
+  source" below: how, and why it is safe);
+* the two ads are not copied: a ClassAd's or plain dict's scope is kept per pair of ads
+  and reads the ad in place (scope.py, `top_scopes`, `PlainAttrs`).
 
-The interpreter (evaluator.py) is the specification; a property test checks that both
-agree on generated expressions and ads.
+The interpreter (evaluator.py) is the specification; property tests check that the
+closures and the generated functions agree with it on generated expressions and ads
+(tests/classad/test_compile.py, test_compile_fast.py).
 """
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
+from threading import get_ident
 from typing import Any, Final
 
 from compiler.classad import ast
@@ -38,10 +45,14 @@ from compiler.classad.evaluator import (
 )
 from compiler.classad.functions_context import in_each_context
 from compiler.classad.scope import (
+    ABSENT,
     NO_AD,
     LazyList,
+    PlainAttrs,
     Raw,
     Scope,
+    cached_pair,
+    find_raw,
     resolve,
     resolve_absolute,
     select,
@@ -53,7 +64,7 @@ from compiler.classad.scope import (
 from compiler.classad.values import ERROR, UNDEFINED
 
 Value = Any
-_MISSING: Any = object()
+_MISSING: Any = ABSENT
 
 
 class Runtime:
@@ -108,21 +119,35 @@ def attr_value(scope: Scope, key: str, raw: Raw, rt: Runtime) -> Value:
         return UNDEFINED
     busy.add(key)
     try:
-        return compiled(raw)(scope, rt)
+        return hot(raw)(scope, rt)
     finally:
         busy.discard(key)
 
 
-def _lookup(key: str) -> Fn:
+def _lookup(key: str, name: str | None = None) -> Fn:
+    """An unscoped reference: this ad and its enclosing ads, then `resolve`'s rules.
+
+    A plain dict is read under the name as the expression spells it first (see
+    scope.find_raw); a plain value found is returned without a further call.
+    """
+
     def lookup(scope: Scope, rt: Runtime) -> Value:
         current: Scope | None = scope
         while current is not None:
-            raw = current.attrs.get(key, _MISSING)
+            plain = current.plain
+            if plain is not None and name is not None:
+                raw = plain.get(name, _MISSING)
+                if raw is _MISSING:
+                    raw = current.attrs.get(key, _MISSING)
+            else:
+                raw = current.attrs.get(key, _MISSING)
             if raw is not _MISSING:
+                if type(raw) in _PLAIN:
+                    return raw
                 return attr_value(current, key, raw, rt)
             current = current.parent
         # Not in this ad or its enclosing ads: special names, then the other ad.
-        return resolve(scope, key, True, rt.eval_node, rt.now)
+        return resolve(scope, key, True, rt.eval_node, rt.now, name)
 
     return lookup
 
@@ -201,13 +226,15 @@ def _compare_constant(
 def _string_equality(equal: bool, left: Fn, b: str) -> Fn:
     """`x == "Suspended"`: a case-insensitive test against a constant string."""
     folded = ops.ascii_lower(b)
+    size = len(folded)
     slow = ops.equal if equal else ops.not_equal
     lower = ops.ascii_lower
 
     def string_equality(scope: Scope, rt: Runtime) -> Value:
         a = left(scope, rt)
         if type(a) is str:
-            return (a == b or lower(a) == folded) is equal
+            # ascii_lower keeps the length: a string of another length is not equal
+            return (a == b or (len(a) == size and lower(a) == folded)) is equal
         return slow(a, b)
 
     return string_equality
@@ -343,12 +370,12 @@ def _absolute(key: str) -> Fn:
 
 def _attr(node: ast.AttrRef) -> Fn:
     if node.scope is None:
-        return _lookup(node.key)
+        return _lookup(node.key, node.name)
     if node.scope == ast.ROOT:
         return _absolute(node.key)
     word = node.scope.lower()
     base = _lookup(word)
-    key = node.key
+    key, name = node.key, node.name
     # The scope word is almost never an attribute itself: find MY / TARGET directly
     # unless some ad on the way out defines an attribute of that name.
     special_ad = {"my": _self_ad, "target": _other_ad}.get(word)
@@ -366,11 +393,13 @@ def _attr(node: ast.AttrRef) -> Fn:
         if type(ad) is Scope and not ad.detached:
             current: Scope | None = ad
             while current is not None:
-                raw = current.attrs.get(key, _MISSING)
+                raw = find_raw(current, key, name)
                 if raw is not _MISSING:
+                    if type(raw) in _PLAIN:
+                        return raw
                     return attr_value(current, key, raw, rt)
                 current = current.parent
-        return select(ad, key, rt.eval_node, rt.now)
+        return select(ad, key, rt.eval_node, rt.now, None, name)
 
     return scoped
 
@@ -386,10 +415,10 @@ def _other_ad(scope: Scope) -> Value:
 
 
 def _select(node: ast.Select) -> Fn:
-    base, key = compiled(node.base), node.key
+    base, key, name = compiled(node.base), node.key, node.name
 
     def selection(scope: Scope, rt: Runtime) -> Value:
-        return select(base(scope, rt), key, rt.eval_node, rt.now, scope)
+        return select(base(scope, rt), key, rt.eval_node, rt.now, scope, name)
 
     return selection
 
@@ -523,6 +552,348 @@ def _compile(node: ast.Expr) -> Fn:
     return builder(node)
 
 
+# ---- generated Python source for whole hot expressions ------------------------------
+#
+# Calling one closure per node costs a Python call per node. For an expression that is
+# evaluated again and again (a policy expression, or an expression stored in an ad and
+# reached through a reference), one Python function is generated for the whole tree:
+# the common shapes (attribute references, `&&`, `||`, `!`, comparisons, `+ - *`,
+# `?:`/ifThenElse, time()) are written out inline with exactly the closures' logic, and
+# every other sub-tree is a call of its closure. Why this is safe: the source is built
+# only from this module's fixed fragments, generated local names (v1, c1, f1, ...) and
+# operator symbols taken from the fixed table `_PY_COMPARE`; every name, string and
+# number of the expression reaches the function as an object in its namespace, never as
+# source text. The closures stay the semantics the generated code must match (the
+# property tests run both against the interpreter).
+
+_PY_COMPARE: Final = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "==": "==", "!=": "!="}
+_ARITHMETIC: Final = {"+": "+", "-": "-", "*": "*"}
+_MAX_INDENT = 30  # nesting depth inlined (CPython refuses about 100 indentation levels)
+_MAX_NODES = 400  # nodes inlined per function; the rest are closure calls
+_MAX_LEVEL = 60  # depth of the tree inlined (the generator recurses once per level)
+_WARM_CALLS = 3  # calls before an expression is worth generating source for
+
+
+class _Source:
+    """The lines, names and namespace of one generated function."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.namespace: dict[str, Any] = {
+            "UNDEFINED": UNDEFINED,
+            "ERROR": ERROR,
+            "M": _MISSING,
+            "PLAIN": _PLAIN,
+            "truth": ops.truth,
+            "choose": choose,
+            "wrap64": ops.wrap64,
+            "INF": float("inf"),
+            "attr_value": attr_value,
+            "NO_AD": NO_AD,
+            "EXPR": _EXPR_TYPES,
+            "GENERATED": _generated,
+            "hot": hot,
+        }
+        self.count = 0
+        self.nodes = 0
+        self.level = 0
+        self.reads_attrs = False
+        #: Names known to hold TRUE, FALSE, UNDEFINED or ERROR (their truth is themselves).
+        self.logic: set[str] = set()
+
+    def name(self, value: Any, prefix: str = "c") -> str:
+        self.count += 1
+        label = f"{prefix}{self.count}"
+        self.namespace[label] = value
+        return label
+
+    def tmp(self) -> str:
+        self.count += 1
+        return f"v{self.count}"
+
+    def emit(self, indent: int, line: str) -> None:
+        self.lines.append("    " * (indent + 1) + line)
+
+    def value(self, node: ast.Expr, indent: int) -> str:
+        """Emit the code computing `node`; the name holding its value."""
+        fn = compiled(node)
+        constant = constant_value(fn)
+        if constant is not _MISSING:
+            label = self.name(constant)
+            if type(constant) is bool or constant is UNDEFINED or constant is ERROR:
+                self.logic.add(label)
+            return label
+        self.nodes += 1
+        if indent > _MAX_INDENT or self.nodes > _MAX_NODES or self.level > _MAX_LEVEL:
+            return self.call(fn, indent)
+        self.level += 1
+        try:
+            return self.inline(node, fn, indent)
+        finally:
+            self.level -= 1
+
+    def inline(self, node: ast.Expr, fn: Fn, indent: int) -> str:
+        match node:
+            case ast.AttrRef(scope=None):
+                return self.attribute(node, fn, indent)
+            case ast.AttrRef(scope="MY" | "TARGET"):
+                return self.scoped(node, fn, indent)
+            case ast.Binary(op="&&" | "||"):
+                return self.logical(node, indent)
+            case ast.Binary(op=op) if op in _PY_COMPARE:
+                return self.compare(node, indent)
+            case ast.Binary(op="=?=" | "=!=") if _identity_scalar(
+                constant_value(compiled(node.right))
+            ):
+                return self.identity(node, indent)
+            case ast.Binary(op=op) if op in _ARITHMETIC:
+                return self.arithmetic(node, indent)
+            case ast.Unary(op="!"):
+                return self.negation(node, indent)
+            case ast.Conditional():
+                return self.conditional(node.cond, node.then, node.otherwise, indent)
+            case ast.Call(key="ifthenelse", args=(cond, then, otherwise)):
+                return self.conditional(cond, then, otherwise, indent)
+            case ast.Call(key="time", args=()):
+                out = self.tmp()
+                self.emit(indent, f"{out} = rt.now()")
+                return out
+        return self.call(fn, indent)
+
+    def call(self, fn: Fn, indent: int) -> str:
+        out = self.tmp()
+        self.emit(indent, f"{out} = {self.name(fn, 'f')}(scope, rt)")
+        return out
+
+    def attribute(self, node: ast.AttrRef, fn: Fn, indent: int) -> str:
+        # This ad's own plain value inline; anything else (an expression, a miss, an
+        # enclosing ad, the other ad) through the reference's closure, which finds the
+        # same entry first.
+        self.reads_attrs = True
+        out = self.tmp()
+        key, name, full = self.name(node.key), self.name(node.name), self.name(fn, "f")
+        self.emit(indent, f"{out} = get({key}, M) if plain is None else plain({name}, M)")
+        self.emit(indent, f"if type({out}) not in PLAIN:")
+        self.emit(indent + 1, f"if {out} is M:")
+        self.emit(indent + 2, f"{out} = {full}(scope, rt)")
+        self.found(out, "scope", key, indent + 1)
+        return out
+
+    def found(self, out: str, ad: str, key: str, indent: int) -> None:
+        """`out` holds what `ad` stores for `key` (not a plain value, not M): its value,
+        as `attr_value` gives it, with the expression case written out."""
+        busy, fn = self.tmp(), self.tmp()
+        self.emit(indent, f"elif type({out}) in EXPR:")
+        self.emit(indent + 1, f"{busy} = {ad}.busy")
+        self.emit(indent + 1, f"if {busy} is None:")
+        self.emit(indent + 2, f"{ad}.busy = {busy} = set()")
+        self.emit(indent + 1, f"if {key} in {busy}:")
+        self.emit(indent + 2, f"{out} = UNDEFINED  # a cycle")
+        self.emit(indent + 1, "else:")
+        self.emit(indent + 2, f"{fn} = GENERATED.get(id({out}))")
+        self.emit(
+            indent + 2, f"{fn} = {fn}[1] if {fn} is not None and {fn}[0] is {out} else hot({out})"
+        )
+        self.emit(indent + 2, f"{busy}.add({key})")
+        self.emit(indent + 2, "try:")
+        self.emit(indent + 3, f"{out} = {fn}({ad}, rt)")
+        self.emit(indent + 2, "finally:")
+        self.emit(indent + 3, f"{busy}.discard({key})")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{out} = attr_value({ad}, {key}, {out}, rt)")
+
+    def scoped(self, node: ast.AttrRef, fn: Fn, indent: int) -> str:
+        # `MY.x` / `TARGET.x` from a top-level ad that holds no attribute named like the
+        # scope word: this ad or the other one directly; anything else by the closure.
+        assert node.scope is not None
+        word, key, name = self.name(node.scope.lower()), self.name(node.key), self.name(node.name)
+        full = self.name(fn, "f")
+        ad, out = self.tmp(), self.tmp()
+        self.emit(indent, f"{ad} = None")
+        self.emit(indent, f"if scope.parent is None and {word} not in scope.attrs:")
+        if node.scope == "MY":
+            self.emit(indent + 1, f"{ad} = scope if scope.attrs is not NO_AD else None")
+        else:
+            self.emit(indent + 1, f"{ad} = scope.other")
+        self.emit(indent, f"if {ad} is not None and not {ad}.detached:")
+        self.emit(
+            indent + 1,
+            f"{out} = {ad}.attrs.get({key}, M) if {ad}.plain is None "
+            f"else {ad}.plain.get({name}, M)",
+        )
+        self.emit(indent + 1, f"if type({out}) not in PLAIN:")
+        self.emit(indent + 2, f"if {out} is M:")
+        self.emit(indent + 3, f"{out} = {full}(scope, rt)")
+        self.found(out, ad, key, indent + 2)
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{out} = {full}(scope, rt)")
+        return out
+
+    def logical(self, node: ast.Binary, indent: int) -> str:
+        conjunction = node.op == "&&"
+        decided, open_ = ("False", "True") if conjunction else ("True", "False")
+        a = self.value(node.left, indent)
+        out = self.tmp()
+        self.emit(indent, f"{out} = {self.truth(a)}")
+        self.emit(indent, f"if {out} is {open_} or {out} is UNDEFINED:")
+        b = self.value(node.right, indent + 1)
+        t = self.truth(b)
+        self.emit(indent + 1, f"if {out} is {open_} or {t} is {decided} or {t} is ERROR:")
+        self.emit(indent + 2, f"{out} = {t}")
+        self.emit(indent + 1, "else:")
+        self.emit(indent + 2, f"{out} = UNDEFINED")
+        self.logic.add(out)
+        return out
+
+    def truth(self, a: str) -> str:
+        """An expression for `ops.truth` of the value named `a` (`a` itself when it is
+        known to be TRUE, FALSE, UNDEFINED or ERROR already)."""
+        if a in self.logic:
+            return a
+        return f"({a} if {a} is True or {a} is False else truth({a}))"
+
+    def compare(self, node: ast.Binary, indent: int) -> str:
+        op, slow = _PY_COMPARE[node.op], self.name(ops.BINARY[node.op], "f")
+        a = self.value(node.left, indent)
+        right = constant_value(compiled(node.right))
+        b = self.value(node.right, indent)
+        out = self.tmp()
+        tb = type(right)
+        if tb is int or tb is float or tb is bool:
+            # same-type numbers (or two booleans, compared as 0/1) compare as in C
+            kind = self.name(tb)
+            self.emit(
+                indent, f"{out} = ({a} {op} {b}) if type({a}) is {kind} else {slow}({a}, {b})"
+            )
+        elif tb is str and node.op in ("==", "!="):
+            folded, lower = self.name(ops.ascii_lower(right)), self.name(ops.ascii_lower, "f")
+            same = self.name(node.op == "==")
+            self.emit(indent, f"if type({a}) is str:")
+            size = self.name(len(right))
+            self.emit(
+                indent + 1,
+                f"{out} = ({a} == {b} or (len({a}) == {size} and {lower}({a}) == {folded}))"
+                f" is {same}",
+            )
+            self.emit(indent, "else:")
+            self.emit(indent + 1, f"{out} = {slow}({a}, {b})")
+        else:
+            self.emit(
+                indent,
+                f"{out} = ({a} {op} {b}) if type({a}) is type({b}) and "
+                f"(type({a}) is int or type({a}) is float) else {slow}({a}, {b})",
+            )
+        self.logic.add(out)
+        return out
+
+    def identity(self, node: ast.Binary, indent: int) -> str:
+        right = constant_value(compiled(node.right))
+        slow = self.name(ops.identical if node.op == "=?=" else ops.not_identical, "f")
+        same, kind = self.name(node.op == "=?="), self.name(type(right))
+        a = self.value(node.left, indent)
+        b = self.name(right)
+        out = self.tmp()
+        self.emit(
+            indent, f"{out} = ({a} == {b}) is {same} if type({a}) is {kind} else {slow}({a}, {b})"
+        )
+        self.logic.add(out)
+        return out
+
+    def arithmetic(self, node: ast.Binary, indent: int) -> str:
+        op, slow = _ARITHMETIC[node.op], self.name(ops.BINARY[node.op], "f")
+        a = self.value(node.left, indent)
+        b = self.value(node.right, indent)
+        out = self.tmp()
+        self.emit(indent, f"if type({a}) is int and type({b}) is int:")
+        self.emit(indent + 1, f"{out} = {a} {op} {b}")
+        self.emit(indent + 1, f"if not {ops.INT64_MIN} <= {out} <= {ops.INT64_MAX}:")
+        self.emit(indent + 2, f"{out} = wrap64({out})")
+        self.emit(indent, f"elif type({a}) is float and type({b}) is float:")
+        self.emit(indent + 1, f"{out} = {a} {op} {b}")
+        self.emit(indent + 1, f"if {out} == INF:  # +inf from an operation is an error")
+        self.emit(indent + 2, f"{out} = ERROR")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{out} = {slow}({a}, {b})")
+        return out
+
+    def negation(self, node: ast.Unary, indent: int) -> str:
+        a = self.value(node.operand, indent)
+        out = self.tmp()
+        self.emit(indent, f"{out} = {self.truth(a)}")
+        self.emit(indent, f"if {out} is True or {out} is False:")
+        self.emit(indent + 1, f"{out} = not {out}")
+        self.logic.add(out)
+        return out
+
+    def conditional(self, cond: ast.Expr, then: ast.Expr, otherwise: ast.Expr, indent: int) -> str:
+        c = self.value(cond, indent)
+        out = self.tmp()
+        if c in self.logic:  # choose() of these is themselves
+            self.emit(indent, f"{out} = {c}")
+        else:
+            self.emit(indent, f"{out} = {c} if {c} is True or {c} is False else choose({c})")
+        self.emit(indent, f"if {out} is True:")
+        t = self.value(then, indent + 1)
+        self.emit(indent + 1, f"{out} = {t}")
+        self.emit(indent, f"elif {out} is False:")
+        o = self.value(otherwise, indent + 1)
+        self.emit(indent + 1, f"{out} = {o}")
+        return out
+
+    def function(self, node: ast.Expr) -> Fn:
+        result = self.value(node, 0)
+        head = ["def generated(scope, rt):"]
+        if self.reads_attrs:
+            head += ["    plain = scope.plain", "    get = scope.attrs.get"]
+            head += ["    if plain is not None:", "        plain = plain.get"]
+        source = "\n".join([*head, *self.lines, f"    return {result}", ""])
+        code = compile(source, "<classad generated>", "exec")
+        exec(code, self.namespace)  # the source is built only from fixed fragments (above)
+        fn: Fn = self.namespace["generated"]
+        return fn
+
+
+_generated: dict[int, tuple[ast.Expr, Fn]] = {}
+
+
+def generated(node: ast.Expr) -> Fn:
+    """One generated function for the whole of `node` (see above), made once per node."""
+    hit = _generated.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    fn = compiled(node)
+    if constant_value(fn) is _MISSING and type(node) in _GENERATED_ROOTS:
+        fn = _Source().function(node)
+    if len(_generated) >= _CACHE_LIMIT:
+        _generated.clear()
+    _generated[id(node)] = (node, fn)
+    return fn
+
+
+#: Nodes worth a generated function (a lone reference or literal is its closure).
+_GENERATED_ROOTS: Final = frozenset({ast.Binary, ast.Unary, ast.Conditional, ast.Call})
+
+#: Calls so far of attribute expressions not generated yet (see `hot`).
+_calls: dict[int, tuple[ast.Expr, int]] = {}
+
+
+def hot(node: ast.Expr) -> Fn:
+    """The function to evaluate `node` with: its closure for its first few calls, then
+    its generated function (so expressions evaluated once never pay for generation)."""
+    hit = _generated.get(id(node))
+    if hit is not None and hit[0] is node:
+        return hit[1]
+    seen = _calls.get(id(node))
+    count = seen[1] + 1 if seen is not None and seen[0] is node else 1
+    if count >= _WARM_CALLS:
+        _calls.pop(id(node), None)
+        return generated(node)
+    if len(_calls) >= _CACHE_LIMIT:
+        _calls.clear()
+    _calls[id(node)] = (node, count)
+    return compiled(node)
+
+
 # ---- the public callable ------------------------------------------------------------
 
 _default_runtime: Runtime | None = None
@@ -533,25 +904,53 @@ def _shared_runtime() -> Runtime:
 
 
 def _runtime(now: Now, ctx: Any) -> Runtime:
-    """The per-call runtime; the wall-clock one is immutable, so it is shared."""
-    global _default_runtime
+    """The per-call runtime. A runtime only holds a clock and a random source, so the
+    last one made for the same context object, the same fixed time or the same clock
+    function is used again (making a context seeds a new random source: the cost of
+    a whole evaluation)."""
+    global _default_runtime, _last_runtime
     if ctx is not None:
-        return Runtime(ctx)
+        last = _last_runtime
+        if last is not None and last[0] is ctx:
+            return last[1]
+        runtime = Runtime(ctx)
+        _last_runtime = (ctx, runtime)
+        return runtime
     if now is not None:
-        return Runtime(function_context(now))
+        key = now if callable(now) else (int(now),)
+        last = _last_runtime
+        if last is not None and (last[0] is key or last[0] == key):
+            return last[1]
+        runtime = Runtime(function_context(now))
+        _last_runtime = (key, runtime)
+        return runtime
     if _default_runtime is None:
         _default_runtime = Runtime(function_context())
     return _default_runtime
 
 
+#: (context object, fixed time as a 1-tuple, or clock function; its runtime).
+_last_runtime: tuple[Any, Runtime] | None = None
+
+
 class CompiledExpr:
     """A compiled expression: `compiled(my, target, now=...)` like `evaluate`."""
 
-    __slots__ = ("expr", "fn")
+    __slots__ = ("calls", "expr", "fn", "last")
 
     def __init__(self, expr: ast.Expr) -> None:
         self.expr = expr
         self.fn = compiled(expr)
+        self.calls = 0 if constant_value(self.fn) is _MISSING else -1
+        #: (thread, my, target, MY scope, plain-dict views): see `_scopes`.
+        self.last: tuple[int, Any, Any, Scope, tuple[PlainAttrs, ...]] | None = None
+
+    def _scopes(self, my: Any, target: Any) -> Scope:
+        mine, _theirs = top_scopes(my, target)
+        entry = cached_pair(my, target)
+        if entry is not None and entry[2] is mine:
+            self.last = (get_ident(), my, target, mine, entry[4])
+        return mine
 
     def __call__(
         self,
@@ -561,8 +960,21 @@ class CompiledExpr:
         now: Now = None,
         ctx: Any = None,
     ) -> Value:
-        mine, _theirs = top_scopes(my, target)
-        rt = _runtime(now, ctx) if now is not None or ctx is not None else _shared_runtime()
+        # The scopes of the last pair of ads this expression saw in this thread; else
+        # top_scopes (whose per-thread cache serves every expression).
+        last = self.last
+        if last is not None and last[1] is my and last[2] is target and last[0] == get_ident():
+            for view in last[4]:
+                view._names = None  # a new evaluation: index a plain dict again if needed
+            mine = last[3]
+        else:
+            mine = self._scopes(my, target)
+        if now is None and ctx is None:
+            rt = _default_runtime if _default_runtime is not None else _runtime(None, None)
+        else:
+            rt = _runtime(now, ctx)
+        if self.calls >= 0:
+            self._warm()
         try:
             value = self.fn(mine, rt)
             if type(value) in _PLAIN or value is UNDEFINED or value is ERROR:
@@ -571,6 +983,13 @@ class CompiledExpr:
             return to_python(value, rt.eval_node)
         except RecursionError:
             return self._deep(my, target, rt)
+
+    def _warm(self) -> None:
+        """Count the first calls; at the last of them switch to the generated function."""
+        self.calls += 1
+        if self.calls >= _WARM_CALLS:
+            self.calls = -1
+            self.fn = call_deep(generated, self.expr)
 
     def _deep(self, my: Any, target: Any, rt: Runtime) -> Value:
         def run() -> Value:

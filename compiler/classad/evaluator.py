@@ -25,10 +25,12 @@ from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.functions_context import in_each_context
 from compiler.classad.parser import parse
 from compiler.classad.scope import (
+    ABSENT,
     LazyList,
     Raw,
     Scope,
     elements,
+    find_raw,
     resolve,
     resolve_absolute,
     select,
@@ -110,11 +112,11 @@ def unparse_attribute(scope: Scope, args: tuple[ast.Expr, ...]) -> Value:
     """
     if len(args) != 1 or not isinstance(args[0], ast.AttrRef) or args[0].scope is not None:
         return ERROR
-    key = args[0].key
+    key, name = args[0].key, args[0].name
     current: Scope | None = scope
     while current is not None:
-        if key in current.attrs:
-            raw = current.attrs[key]
+        raw = find_raw(current, key, name)
+        if raw is not ABSENT:
             if isinstance(raw, ast.EXPR_TYPES):
                 return unparse_classad_style(raw)
             return format_value(raw)
@@ -222,14 +224,16 @@ class Interpreter:
             case ast.ErrorLit():
                 return ERROR
             case ast.AttrRef(scope=None):
-                return resolve(scope, node.key, True, self.eval, self.now)
+                return resolve(scope, node.key, True, self.eval, self.now, node.name)
             case ast.AttrRef(scope=ast.ROOT):
                 return resolve_absolute(scope, node.key, self.eval, self.now)
             case ast.AttrRef(scope=scope_word):
                 base = resolve(scope, str(scope_word).lower(), True, self.eval, self.now)
-                return select(base, node.key, self.eval, self.now)
+                return select(base, node.key, self.eval, self.now, None, node.name)
             case ast.Select(base=base):
-                return select(self.eval(base, scope), node.key, self.eval, self.now, scope)
+                return select(
+                    self.eval(base, scope), node.key, self.eval, self.now, scope, node.name
+                )
             case ast.Subscript(base=base, index=index):
                 return subscript(self.eval(base, scope), self.eval(index, scope), self.eval)
             case ast.ListExpr():

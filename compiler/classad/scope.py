@@ -13,6 +13,16 @@ Look-up rules (reference section 8, checked against the oracle):
 
 An attribute whose evaluation is already in progress (a cycle such as `a = b; b = a`)
 evaluates to UNDEFINED, as in HTCondor 25.14.1; nothing is cached between look-ups.
+
+A plain `dict` passed as MY or TARGET is not copied: its scope reads it in place
+(`Scope.plain`), first under the name as the expression spells it (one dict look-up,
+the common case: `{"KeyboardIdle": 4210}` read by `KeyboardIdle`), and only when that
+misses through its lower-cased view (`PlainAttrs`: a name index checked against the
+dict's key set at most once per evaluation, and only when something needs it: a name
+the dict does not hold as spelled, or `MY.x`/`TARGET.x` asking whether the ad holds an
+attribute named like the scope word). So a dict that holds several spellings of one
+name (`{"A": 1, "a": 2}`, not a valid ad) gives a reference the entry spelled exactly
+like it, and otherwise the last one (classad2 keeps the last one for every spelling).
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ Value = Any
 Raw = Any
 
 _MISSING: Any = object()
+#: What `find_raw` returns for a name the ad does not hold.
+ABSENT: Any = _MISSING
 
 
 class ClassAd(MutableMapping[str, Raw]):
@@ -78,10 +90,109 @@ class ClassAd(MutableMapping[str, Raw]):
         return self._raw
 
 
+class _Spellings(threading.local):
+    """Per-thread memo of plain dicts' lower-case name -> spelling maps.
+
+    An entry is used only while the dict holds exactly the same set of keys (checked
+    with one set comparison, done in C), so a dict that gains, loses or renames a key is
+    indexed again; values are always read from the dict itself. The memo holds the
+    dicts, so their ids cannot be reused while remembered.
+    """
+
+    def __init__(self) -> None:
+        self.maps: dict[int, tuple[dict[str, Raw], frozenset[str], dict[str, str]]] = {}
+
+
+_SPELLINGS_SIZE = 256
+_spellings = _Spellings()
+
+
+def spellings(ad: dict[str, Raw]) -> dict[str, str]:
+    """Lower-case name -> the spelling `ad` holds it under (the last of several)."""
+    maps = _spellings.maps
+    hit = maps.get(id(ad))
+    if hit is not None and hit[0] is ad and ad.keys() == hit[1]:
+        return hit[2]
+    names = {k.lower(): k for k in ad}
+    if len(maps) >= _SPELLINGS_SIZE:
+        maps.clear()
+    maps[id(ad)] = (ad, frozenset(ad), names)
+    return names
+
+
+class PlainAttrs(Mapping[str, Raw]):
+    """A plain dict's attributes keyed by lower-case name, read from the dict in place.
+
+    The name index is checked at most once per evaluation (`top_scopes` clears `_names`
+    for the next one): it is used again while the dict holds exactly the same keys (one
+    set comparison, done in C), else made again. Values are always read from the dict,
+    so a dict that changes between evaluations is read as it is now. For several
+    spellings of one name the last one wins (as classad2 inserts them).
+    """
+
+    __slots__ = ("_index", "_keys", "_names", "ad")
+
+    def __init__(self, ad: dict[str, Raw]) -> None:
+        self.ad = ad
+        self._names: dict[str, str] | None = None
+        self._keys: frozenset[str] | None = None
+        self._index: dict[str, str] = {}
+
+    def reset(self) -> None:
+        self._names = None
+
+    def names(self) -> dict[str, str]:
+        """Lower-case name -> the dict's spelling."""
+        names = self._names
+        if names is None:
+            names = self._names = self._checked()
+        return names
+
+    def _checked(self) -> dict[str, str]:
+        ad = self.ad
+        if self._keys is None or ad.keys() != self._keys:
+            self._index = spellings(ad)
+            self._keys = frozenset(ad)
+        return self._index
+
+    def get(self, key: str, default: Any = None) -> Any:
+        spelled = self.names().get(key)
+        return default if spelled is None else self.ad.get(spelled, default)
+
+    def __getitem__(self, key: str) -> Raw:
+        return self.ad[self.names()[key]]
+
+    def __contains__(self, key: object) -> bool:
+        names = self._names
+        if names is None:  # `_checked`, written out: `MY.x` and `TARGET.x` ask this
+            ad = self.ad
+            if self._keys is None or ad.keys() != self._keys:
+                self._index = spellings(ad)
+                self._keys = frozenset(ad)
+            names = self._names = self._index
+        return key in names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+
 class Scope:
     """One ad during one evaluation (see the module docstring)."""
 
-    __slots__ = ("attrs", "busy", "detached", "names", "node", "other", "parent", "records")
+    __slots__ = (
+        "attrs",
+        "busy",
+        "detached",
+        "names",
+        "node",
+        "other",
+        "parent",
+        "plain",
+        "records",
+    )
 
     def __init__(
         self,
@@ -98,6 +209,8 @@ class Scope:
         self.names = names
         self.node = node
         self.records: dict[int, Scope] | None = None
+        #: The user's dict itself when `attrs` is its `PlainAttrs` view (see `find_raw`).
+        self.plain: dict[str, Raw] | None = None
         #: A copy handed out by `ad["name"]` (see `detach`): selecting from it is UNDEFINED.
         self.detached = False
 
@@ -122,6 +235,17 @@ class Scope:
         return scope
 
 
+def find_raw(scope: Scope, key: str, name: str | None) -> Raw:
+    """What `scope` itself stores for `key` (`name`: the spelling in the expression,
+    tried first in a plain dict), or _MISSING."""
+    plain = scope.plain
+    if plain is not None and name is not None:
+        raw = plain.get(name, _MISSING)
+        if raw is not _MISSING:
+            return raw
+    return scope.attrs.get(key, _MISSING)
+
+
 #: The attributes of "no ad at all" (an evaluation without MY): `MY` is then UNDEFINED.
 NO_AD: Mapping[str, Raw] = MappingProxyType({})
 
@@ -135,53 +259,82 @@ def lowered(ad: Mapping[str, Raw] | None) -> tuple[Mapping[str, Raw], Mapping[st
     return {k.lower(): v for k, v in ad.items()}, {k.lower(): k for k in ad}
 
 
+def top_scope(ad: Mapping[str, Raw] | None) -> Scope:
+    """A top-level scope viewing `ad` (a plain dict or our ClassAd is read in place)."""
+    if type(ad) is dict:
+        scope = Scope(PlainAttrs(ad), None)
+        scope.plain = ad
+        return scope
+    attrs, names = lowered(ad)
+    return Scope(attrs, None, names=names)
+
+
 def _fresh_scopes(
     my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
 ) -> tuple[Scope, Scope | None]:
-    attrs, names = lowered(my)
-    mine = Scope(attrs, None, names=names)
+    mine = top_scope(my)
     if target is None:
         return mine, None
-    t_attrs, t_names = lowered(target)
-    theirs = Scope(t_attrs, None, names=t_names)
+    theirs = top_scope(target)
     mine.other = theirs
     theirs.other = mine
     return mine, theirs
 
 
 class _PairCache(threading.local):
-    """Per-thread scopes of recently evaluated (ClassAd, ClassAd) pairs.
+    """Per-thread scopes of recently evaluated pairs of ads (ClassAds or plain dicts).
 
-    A top-level scope only views its ad's live attribute dictionary, and its `busy`
-    set is empty again whenever no evaluation is running in this thread, so the same
-    two scope objects can serve every evaluation of the same pair of ads. The cache
-    holds the ads themselves, so their ids cannot be reused while cached.
+    A top-level scope only views its ad's live attributes (a ClassAd's dictionary, or a
+    plain dict through a `PlainAttrs` view that `top_scopes` resets for every
+    evaluation), and its `busy` set is empty again whenever no evaluation is running
+    in this thread, so the same two scope objects can serve every evaluation of the
+    same pair of ads. The cache holds the ads themselves, so their ids cannot be
+    reused while cached.
     """
 
     def __init__(self) -> None:
-        self.pairs: dict[tuple[int, int], tuple[Any, Any, Scope, Scope | None]] = {}
+        self.pairs: dict[
+            tuple[int, int], tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]]
+        ] = {}
 
 
 _PAIR_CACHE_SIZE = 256
 _pair_cache = _PairCache()
+_VIEWED = frozenset({ClassAd, dict})
 
 
 def top_scopes(
     my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
 ) -> tuple[Scope, Scope | None]:
     """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
-    if type(my) is not ClassAd or (target is not None and type(target) is not ClassAd):
-        return _fresh_scopes(my, target)
     pairs = _pair_cache.pairs
     key = (id(my), id(target))
     hit = pairs.get(key)
     if hit is not None and hit[0] is my and hit[1] is target:
+        for view in hit[4]:
+            view._names = None  # a new evaluation: index the dict again when needed
         return hit[2], hit[3]
     mine, theirs = _fresh_scopes(my, target)
+    if type(my) not in _VIEWED or (target is not None and type(target) not in _VIEWED):
+        return mine, theirs
     if len(pairs) >= _PAIR_CACHE_SIZE:
         pairs.clear()
-    pairs[key] = (my, target, mine, theirs)
+    views = tuple(
+        s.attrs for s in (mine, theirs) if s is not None and isinstance(s.attrs, PlainAttrs)
+    )
+    pairs[key] = (my, target, mine, theirs, views)
     return mine, theirs
+
+
+def cached_pair(
+    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
+) -> tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]] | None:
+    """This thread's cache entry for the pair (my, target), if `top_scopes` keeps one:
+    (my, target, MY scope, TARGET scope, the plain-dict views to reset per evaluation)."""
+    hit = _pair_cache.pairs.get((id(my), id(target)))
+    if hit is not None and hit[0] is my and hit[1] is target:
+        return hit
+    return None
 
 
 # ---- values crossing the boundary between Python and the evaluator ----
@@ -277,7 +430,9 @@ def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None
         return UNDEFINED  # an ad that contains itself (`a = [x = a]`)
     if marker is not None:
         converting.add(marker)
-    names = value.names or {}
+    names = value.names
+    if names is None:
+        names = value.attrs.names() if isinstance(value.attrs, PlainAttrs) else {}
     out = {
         names.get(key, key): to_python(
             attribute_value(value, key, raw, evaluate), evaluate, converting
@@ -335,12 +490,18 @@ def match_context(top: Scope) -> Scope:
 
 
 def resolve(
-    scope: Scope, key: str, alternate: bool, evaluate: ExprEvaluator, now: Callable[[], int]
+    scope: Scope,
+    key: str,
+    alternate: bool,
+    evaluate: ExprEvaluator,
+    now: Callable[[], int],
+    name: str | None = None,
 ) -> Value:
-    """Look `key` up from `scope`: enclosing ads, special names, then the other ad."""
+    """Look `key` up from `scope`: enclosing ads, special names, then the other ad
+    (`name`, the spelling in the expression, is tried first in a plain dict)."""
     current: Scope | None = scope
     while current is not None:
-        raw = current.attrs.get(key, _MISSING)
+        raw = find_raw(current, key, name)
         if raw is not _MISSING:
             return attribute_value(current, key, raw, evaluate)
         current = current.parent
@@ -350,7 +511,7 @@ def resolve(
     if alternate and scope.other is not None:
         current = scope.other
         while current is not None:
-            raw = current.attrs.get(key, _MISSING)
+            raw = find_raw(current, key, name)
             if raw is not _MISSING:
                 return attribute_value(current, key, raw, evaluate)
             current = current.parent
@@ -377,6 +538,7 @@ def select(
     evaluate: ExprEvaluator,
     now: Callable[[], int],
     here: Scope | None = None,
+    name: str | None = None,
 ) -> Value:
     """`base.name`: an attribute of an ad, mapped over a list; ERROR on other values.
 
@@ -388,11 +550,11 @@ def select(
     if isinstance(base, Scope):
         if base.detached:
             return UNDEFINED
-        return resolve(base, key, False, evaluate, now)
+        return resolve(base, key, False, evaluate, now, name)
     if base is UNDEFINED or base is ERROR:
         return base
     if isinstance(base, LazyList) and base.detached:
-        return [select(item, key, evaluate, now, here) for item in base.force()]
+        return [select(item, key, evaluate, now, here, name) for item in base.force()]
     if isinstance(base, LazyList):
         where = here if here is not None else base.scope
         items = [
@@ -400,9 +562,9 @@ def select(
             evaluate(item, base.scope if isinstance(item, _LEXICAL) else where)
             for item in base.source.items
         ]
-        return [_orphan(select(item, key, evaluate, now, here)) for item in items]
+        return [_orphan(select(item, key, evaluate, now, here, name)) for item in items]
     if isinstance(base, list):
-        return [_orphan(select(item, key, evaluate, now, here)) for item in base]
+        return [_orphan(select(item, key, evaluate, now, here, name)) for item in base]
     return ERROR
 
 
@@ -414,6 +576,7 @@ def _orphan(value: Value) -> Value:
     if isinstance(value, Scope) and value.parent is not None:
         copy = Scope(value.attrs, None, names=value.names, node=value.node)
         copy.detached = value.detached
+        copy.plain = value.plain
         return copy
     return value
 
@@ -434,6 +597,7 @@ def detach(value: Value) -> Value:
     if isinstance(value, Scope):
         copy = Scope(value.attrs, None, names=value.names, node=value.node)
         copy.detached = True
+        copy.plain = value.plain
         return copy
     if isinstance(value, LazyList):
         return LazyList(value.source, Scope(NO_AD), value.evaluate, detached=True)
@@ -458,8 +622,7 @@ def subscript(base: Value, index: Value, evaluate: ExprEvaluator) -> Value:
             return ERROR
         return base.item(index) if isinstance(base, LazyList) else base[index]
     if isinstance(base, Scope) and type(index) is str:
-        key = index.lower()
-        raw = base.attrs.get(key, _MISSING)
+        raw = find_raw(base, index.lower(), index)
         if raw is _MISSING:
             return UNDEFINED
         # `ClassAd::EvaluateAttr` evaluates the attribute in a fresh state without

@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import time as _time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import Program, Settings, holds
-from compiler.classad import UNDEFINED, compile_expr, function_context, parse, unparse
+from compiler.classad import (
+    UNDEFINED,
+    ClassAd,
+    compile_expr,
+    function_context,
+    parse,
+    unparse,
+)
 from compiler.classad.ast import Expr
 from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 
@@ -63,15 +71,38 @@ class SlotState:
     claim_suspend: float = 0.0
 
 
+#: The random source of `random()` in runtime evaluations: one, seeded by the system
+#: like the fresh one each context would otherwise make (and seed, at some cost).
+_RANDOM = random.Random()
+
+
 @functools.lru_cache(maxsize=8)
 def _context(now: int) -> Any:
-    return function_context(now)
+    return function_context(now, rng=_RANDOM)
 
 
 def eval_context(now: float) -> Any:
     """The evaluator's function context (clock fixed at `now`), shared within one instant:
-    building one per evaluation (with its seeded random source) would dominate a replay."""
+    building one per evaluation would dominate a replay (and one per instant a poll)."""
     return _context(int(now))
+
+
+_JOB_ADS: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
+
+
+def job_ad(job: Mapping[str, Any]) -> ClassAd:
+    """A slot record's job ad (never changed in place: `SlotState` is replaced) as a
+    ClassAd, kept per job, so that evaluations against it reuse their scopes."""
+    if type(job) is ClassAd:
+        return job
+    hit = _JOB_ADS.get(id(job))
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    if len(_JOB_ADS) >= 64:
+        _JOB_ADS.clear()
+    ad = ClassAd(job)
+    _JOB_ADS[id(job)] = (job, ad)
+    return ad
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +301,7 @@ def retirement_remaining(
         return 0.0
     if state.draining in rule.drains_without_retirement:
         return 0.0
-    limit = policy.number(rule.limit, my, state.job, now)
+    limit = policy.number(rule.limit, my, job_ad(state.job), now)
     limit = 0.0 if limit is None else limit
     if state.peaceful and limit != rule.peaceful_unlimited_unless:
         limit = math.inf
@@ -367,6 +398,25 @@ def _publish_value(rule_value: str, pair: Pair) -> Any:
             return parse(text)
 
 
+@dataclass(frozen=True, slots=True)
+class Moving:
+    """An attribute of the slot ad that moves with the clock or the sensors while the
+    slot's record and pair stay (`ad_layout`): `quantity` is "sensor" (the measured
+    attribute `sensor`), "now" (time()), "clock_min", "clock_day", or one of the run
+    and suspend totals "job_run", "job_suspend", "claim_run", "claim_suspend"."""
+
+    quantity: str
+    sensor: str = ""
+
+
+_NOW = Moving("now")
+_CLOCK_MIN = Moving("clock_min")
+_CLOCK_DAY = Moving("clock_day")
+#: The `totals` quantities, in the order `totals` returns them.
+_TOTALS = ("job_run", "job_suspend", "claim_run", "claim_suspend")
+_JOB_RUN, _JOB_SUSPEND, _CLAIM_RUN, _CLAIM_SUSPEND = (Moving(q) for q in _TOTALS)
+
+
 def machine_ad(
     state: SlotState,
     pair: Pair,
@@ -382,8 +432,30 @@ def machine_ad(
 
     `sensors` holds the measured attributes (LoadAvg, KeyboardIdle, ...). Policy
     expressions (START, RANK, ...) are published as expressions so that `Requirements =
-    START` and the like evaluate as in a real slot ad.
+    START` and the like evaluate as in a real slot ad. It is `ad_layout` with its
+    moving attributes filled in for `now` and `sensors` (`moving_values`).
     """
+    layout = ad_layout(
+        state, pair, spec, tuple(sensors), slot_id=slot_id, published_policy=published_policy
+    )
+    moving = [(name, value) for name, value in layout.items() if type(value) is Moving]
+    layout.update(moving_values(moving, state, pair, now, sensors))
+    return layout
+
+
+def ad_layout(
+    state: SlotState,
+    pair: Pair,
+    spec: EraSpec,
+    sensor_names: tuple[str, ...],
+    *,
+    slot_id: int = 1,
+    published_policy: Mapping[str, Expr] | None = None,
+) -> dict[str, Any]:
+    """The slot ad of `machine_ad` for `state` in `pair`, its attributes in publication
+    order, with a `Moving` marker for each value that moves with the clock or with the
+    sensors named `sensor_names`: everything else stays while the record and the pair
+    do, so a slot polled again only refreshes the markers (runtime.slot_ad)."""
     ad: dict[str, Any] = {
         "MyType": "Machine",
         "Name": f"slot{slot_id}@localhost",
@@ -392,12 +464,12 @@ def machine_ad(
         "EnteredCurrentActivity": int(state.entered_activity),
         "LastBenchmark": int(state.last_benchmark),
         "CurrentRank": float(state.current_rank),
-        "MyCurrentTime": int(now),
+        "MyCurrentTime": _NOW,
+        "ClockMin": _CLOCK_MIN,
+        "ClockDay": _CLOCK_DAY,
     }
-    local = _time.gmtime(now)
-    ad["ClockMin"] = local.tm_hour * 60 + local.tm_min
-    ad["ClockDay"] = (local.tm_wday + 1) % 7
-    ad.update(sensors)
+    for name in sensor_names:
+        ad[name] = Moving("sensor", name)
     if state.last_benchmark:
         ad["LastBenchmark"] = int(state.last_benchmark)
     for name, expr in (published_policy or {}).items():
@@ -410,18 +482,17 @@ def machine_ad(
                     ad[helper] = expr
     if state.requirements_hidden:
         ad["Requirements"] = False
-    job_run, job_susp, claim_run, claim_susp = totals(state, pair, now)
     if state.job is not None and pair.state in ("Claimed", "Preempting"):
         owner = state.job.get("Owner", state.job.get("User"))
         if owner is not None:
             ad["RemoteOwner"] = owner
             ad["RemoteUser"] = state.job.get("User", owner)
-        ad["TotalClaimRunTime"] = int(claim_run)
-        ad["TotalClaimSuspendTime"] = int(claim_susp)
+        ad["TotalClaimRunTime"] = _CLAIM_RUN
+        ad["TotalClaimSuspendTime"] = _CLAIM_SUSPEND
     if state.job_running and state.job_start is not None:
         ad["JobStart"] = int(state.job_start)
-        ad["TotalJobRunTime"] = int(job_run)
-        ad["TotalJobSuspendTime"] = int(job_susp)
+        ad["TotalJobRunTime"] = _JOB_RUN
+        ad["TotalJobSuspendTime"] = _JOB_SUSPEND
         if state.job is not None and "ImageSize" in state.job:
             ad["ImageSize"] = state.job["ImageSize"]
         if state.pledged_vacate is not None:
@@ -429,6 +500,39 @@ def machine_ad(
     if state.preempting_job is not None:
         ad["PreemptingUser"] = state.preempting_job.get("Owner", UNDEFINED)
     return ad
+
+
+def moving_values(
+    moving: Sequence[tuple[str, Moving]],
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    sensors: Mapping[str, Any],
+) -> list[tuple[str, Any]]:
+    """(attribute, value now) for each `Moving` attribute of an `ad_layout`."""
+    out: list[tuple[str, Any]] = []
+    local: _time.struct_time | None = None
+    sums: tuple[float, float, float, float] | None = None
+    for name, marker in moving:
+        quantity = marker.quantity
+        value: Any
+        if quantity == "sensor":
+            value = sensors[marker.sensor]
+        elif quantity == "now":
+            value = int(now)
+        elif quantity == "clock_min" or quantity == "clock_day":
+            if local is None:
+                local = _time.gmtime(now)
+            if quantity == "clock_min":
+                value = local.tm_hour * 60 + local.tm_min
+            else:
+                value = (local.tm_wday + 1) % 7
+        else:
+            if sums is None:
+                sums = totals(state, pair, now)
+            value = int(sums[_TOTALS.index(quantity)])
+        out.append((name, value))
+    return out
 
 
 def cpu_busy_attrs(

@@ -173,6 +173,7 @@ class Slot:
                 )
             kwargs["initial"] = pair_name(initial)
         self._model = _Model()
+        self._pairs: dict[str, Pair] = {}
         self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
         self._triggers = trigger_index(table)
         self._options = _trigger_options(kwargs["transitions"])
@@ -200,8 +201,12 @@ class Slot:
     # ------------------------------------------------------------------ public view
     @property
     def pair(self) -> Pair:
-        state, activity = self._model.pair_name.split("/", 1)
-        return Pair(state, activity)
+        name = self._model.pair_name
+        pair = self._pairs.get(name)
+        if pair is None:
+            state, activity = name.split("/", 1)
+            pair = self._pairs[name] = Pair(state, activity)
+        return pair
 
     @property
     def state(self) -> str:
@@ -213,8 +218,9 @@ class Slot:
 
     @property
     def ad(self) -> ClassAd:
-        """The slot ad the guards see now: published attributes plus the predicates."""
-        return self.eval_ad()
+        """The slot ad the guards see now: published attributes plus the predicates (a
+        copy: the slot refreshes its own ad in place at later instants)."""
+        return self.eval_ad().copy()
 
     @property
     def deleted(self) -> bool:

@@ -5,7 +5,17 @@ Stage: runtime. `AdBuilder.build(record, pair, now, overrides)` is the published
 expressions) plus the CpuBusy latch attributes and the spec's predicates
 (`runtime.ads.predicates`). What it keeps between calls: the CpuBusy latch (when CpuBusy
 last changed, reference D17), the last measured sensor values (to log real changes) and
-one cached ad per instant (`current`). It decides no transition.
+the slot's own ad (`current`).
+
+The slot's own ad is polled every few seconds while, most of the time, only the clock
+and the sensors move: `current` keeps the three ads one build makes (`_Live`: the
+published ad the CpuBusy expression sees, that plus the CpuBusy attributes for the
+predicates, and the ad the guards see) together with the record's `ad_layout`, and
+while the record, the pair and the sensors' names stay it only refreshes the
+attributes that moved, in place. Every value is the one `build` would give (a test
+compares them on every pass of the scenarios); a refresh within the same instant that
+changes something copies the ads first, so an ad handed out in that instant never
+changes under its holder. It decides no transition.
 """
 
 from __future__ import annotations
@@ -18,9 +28,68 @@ from compiler import holds
 from compiler.classad import ClassAd
 from compiler.classad.ast import Expr
 from compiler.spec import EraSpec, Pair
-from runtime.ads import PolicyExprs, SlotState, cpu_busy_attrs, machine_ad, predicates
+from runtime.ads import (
+    Moving,
+    PolicyExprs,
+    SlotState,
+    ad_layout,
+    cpu_busy_attrs,
+    machine_ad,
+    moving_values,
+    predicates,
+)
 from runtime.fired import jsonable
 from runtime.sensors.fake import FakeSensors
+
+
+@dataclass(slots=True)
+class _Live:
+    """The slot's own ads for one record, pair and set of sensor names (see the module
+    docstring): `published` (None when the era has no CpuBusy expression), `claimed`
+    (plus the CpuBusy attributes) and `ad` (plus the predicates, what the guards see),
+    and the values last set of the attributes that may change: the layout's moving
+    ones (`read` from the sensors, the other `moving` ones), the CpuBusy ones and the
+    predicates. `in_place`: no name is set twice (else always built afresh)."""
+
+    record: SlotState
+    pair: Pair
+    sensor_names: tuple[str, ...]
+    in_place: bool
+    read: tuple[tuple[str, str], ...]
+    moving: tuple[tuple[str, Moving], ...]
+    published: ClassAd | None
+    claimed: ClassAd
+    ad: ClassAd
+    now: float
+    moved: list[tuple[str, Any]]
+    cpu: list[tuple[str, Any]]
+    named: list[tuple[str, Any]]
+
+
+def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The (name, value) pairs of `new` whose value differs (by type or value) from the
+    one at the same place in `old` (the same names in the same order)."""
+    return [
+        (name, value)
+        for (_, was), (name, value) in zip(old, new, strict=True)
+        if was is not value and (type(was) is not type(value) or was != value)
+    ]
+
+
+def _distinct(names: list[str]) -> bool:
+    """No two of `names` are the same attribute (ClassAd names ignore case)."""
+    return len({name.lower() for name in names}) == len(names)
+
+
+def _set(ad: ClassAd, changes: list[tuple[str, Any]], copy: bool) -> ClassAd:
+    """`ad` with `changes` made: in place, or in a copy when `copy` (and any change)."""
+    if not changes:
+        return ad
+    if copy:
+        ad = ad.copy()
+    for name, value in changes:
+        ad[name] = value
+    return ad
 
 
 @dataclass(slots=True)
@@ -36,6 +105,7 @@ class AdBuilder:
     cpu_busy: tuple[bool, float | None, float] = (False, None, 0.0)
     last_sensors: dict[str, Any] = field(default_factory=dict)
     cache: tuple[Any, ClassAd] | None = None
+    live: _Live | None = None
 
     def invalidate(self) -> None:
         """Forget the cached ad (the record, the pair or a sensor changed)."""
@@ -48,9 +118,93 @@ class AdBuilder:
         key = (now, id(record), pair)
         if self.cache is not None and self.cache[0] == key:
             return self.cache[1]
-        ad = self.build(record, pair, now, overrides, track=True)
-        self.cache = (key, ad)
-        return ad
+        sensors = self.read_sensors(now)
+        live = self.live
+        if (
+            live is None
+            or live.record is not record
+            or live.pair != pair
+            or live.sensor_names != tuple(sensors)
+        ):
+            live = self._fresh(record, pair, now, overrides, sensors)
+        else:
+            live = self._refresh(live, now, overrides, sensors)
+        self.live = live
+        self.cache = (key, live.ad)
+        return live.ad
+
+    def _fresh(
+        self,
+        record: SlotState,
+        pair: Pair,
+        now: float,
+        overrides: Mapping[str, Any],
+        sensors: Mapping[str, Any],
+    ) -> _Live:
+        """The three ads built from scratch (as `build` builds them) and the layout."""
+        names = tuple(sensors)
+        layout = ad_layout(
+            record, pair, self.spec, names, slot_id=self.slot_id, published_policy=self.published
+        )
+        moving = tuple((n, v) for n, v in layout.items() if type(v) is Moving)
+        read = tuple((n, v.sensor) for n, v in moving if v.quantity == "sensor")
+        moving = tuple((n, v) for n, v in moving if v.quantity != "sensor")
+        moved = [(n, sensors[k]) for n, k in read]
+        moved += moving_values(moving, record, pair, now, sensors)
+        shown = list(layout)
+        layout.update(moved)
+        published: ClassAd | None = None
+        cpu: dict[str, Any] = {}
+        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
+            published = ClassAd(layout)
+            cpu = self._cpu_busy(published, now, track=True)
+            layout.update(cpu)
+        claimed = ClassAd(layout)
+        named = predicates(record, pair, now, self.spec, self.policy, claimed, overrides)
+        layout.update(named)
+        ad = ClassAd(layout)
+        return _Live(
+            record,
+            pair,
+            names,
+            _distinct([*shown, *cpu, *named]),  # else a name set twice: always afresh
+            read,
+            moving,
+            published,
+            claimed,
+            ad,
+            now,
+            moved,
+            list(cpu.items()),
+            list(named.items()),
+        )
+
+    def _refresh(
+        self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]
+    ) -> _Live:
+        """`live` brought to `now` and `sensors`, setting only what moved (module docstring)."""
+        record, pair = live.record, live.pair
+        if not live.in_place:
+            return self._fresh(record, pair, now, overrides, sensors)
+        copy = now == live.now
+        moved = [(n, sensors[k]) for n, k in live.read]
+        moved += moving_values(live.moving, record, pair, now, sensors)
+        changed = _changes(live.moved, moved)
+        live.moved = moved
+        if live.published is not None:
+            live.published = _set(live.published, changed, copy)
+            cpu = list(self._cpu_busy(live.published, now, track=True).items())
+            changed += _changes(live.cpu, cpu)
+            live.cpu = cpu
+        live.claimed = _set(live.claimed, changed, copy)
+        named = list(
+            predicates(record, pair, now, self.spec, self.policy, live.claimed, overrides).items()
+        )
+        changed += _changes(live.named, named)
+        live.named = named
+        live.ad = _set(live.ad, changed, copy)
+        live.now = now
+        return live
 
     def build(
         self,
@@ -74,7 +228,7 @@ class AdBuilder:
             published_policy=self.published,
         )
         if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
-            base.update(self._cpu_busy_attrs(base, now, track=track))
+            base.update(self._cpu_busy(ClassAd(base), now, track=track))
         base.update(predicates(record, pair, now, self.spec, self.policy, base, overrides))
         return ClassAd(base)
 
@@ -98,9 +252,10 @@ class AdBuilder:
             self.last_sensors[name] = value
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
-    def _cpu_busy_attrs(self, base: dict[str, Any], now: float, *, track: bool) -> dict[str, Any]:
+    def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
+        """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
         rule = self.spec.helpers.cpu_busy
-        busy = holds(self.policy.value(rule.expression, ClassAd(base), None, now))
+        busy = holds(self.policy.value(rule.expression, published, None, now))
         was, since, changed = self.cpu_busy
         if busy != was and track:
             since = now if busy else None

@@ -113,12 +113,14 @@ class PolicyExprs:
     MaxJobRetirementTime, MachineMaxVacateTime, START, CpuBusy), already expanded by the
     compiler (`_VANILLA` variants, aliases, era defaults); a missing one is UNDEFINED.
     `texts`: those and the published knobs as text (for displays); `settings`: the
-    table's settings (timeouts, intervals, CLAIM_WORKLIFE, backfill).
+    table's settings (timeouts, intervals, CLAIM_WORKLIFE, backfill); `sources`: the
+    expressions `exprs` were compiled from (what they may read: runtime.slot_ad).
     """
 
     exprs: Mapping[str, Callable[..., Any]]
     texts: Mapping[str, str]
     settings: Settings
+    sources: Mapping[str, Expr] = field(default_factory=dict)
 
     def value(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> Any:
         fn = self.exprs.get(name)
@@ -135,7 +137,7 @@ def policy_exprs(program: Program) -> PolicyExprs:
     """Compile the program's runtime expressions into predicates (nothing re-expanded)."""
     exprs = {name: compile_expr(expr) for name, expr in program.evaluated}
     texts = {name: unparse(expr) for name, expr in (*program.evaluated, *program.published)}
-    return PolicyExprs(exprs, texts, program.settings)
+    return PolicyExprs(exprs, texts, program.settings, dict(program.evaluated))
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,12 +21,12 @@ changes under its holder. It decides no transition.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import holds
 from compiler.classad import ClassAd
-from compiler.classad.ast import Expr
+from compiler.classad.ast import EXPR_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import EraSpec, Pair
 from runtime.ads import (
     Moving,
@@ -49,17 +49,21 @@ class _Live:
     (plus the CpuBusy attributes) and `ad` (plus the predicates, what the guards see),
     and the values last set of the attributes that may change: the layout's moving
     ones (`read` from the sensors, the other `moving` ones), the CpuBusy ones and the
-    predicates. `in_place`: no name is set twice (else always built afresh)."""
+    predicates. `in_place`: no name is set twice (else always built afresh); `shared`:
+    the CpuBusy expression and the retirement limit read none of the attributes added
+    after them (`reads`), so one ad serves all three (`published` and `claimed` None)."""
 
     record: SlotState
     pair: Pair
     sensor_names: tuple[str, ...]
     in_place: bool
+    shared: bool
     read: tuple[tuple[str, str], ...]
     moving: tuple[tuple[str, Moving], ...]
     published: ClassAd | None
-    claimed: ClassAd
+    claimed: ClassAd | None
     ad: ClassAd
+    policy: PolicyExprs
     now: float
     moved: list[tuple[str, Any]]
     cpu: list[tuple[str, Any]]
@@ -74,6 +78,135 @@ def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tup
         for (_, was), (name, value) in zip(old, new, strict=True)
         if was is not value and (type(was) is not type(value) or was != value)
     ]
+
+
+#: Builtins that read no attribute by a computed name (`eval`, `unparse`, ...): what an
+#: expression calling only these may read is in its text (`reads`).
+_PLAIN_CALLS = frozenset(
+    [
+        "ifthenelse",
+        "isundefined",
+        "iserror",
+        "isstring",
+        "isinteger",
+        "isreal",
+        "isboolean",
+        "islist",
+        "time",
+        "int",
+        "real",
+        "string",
+        "bool",
+        "floor",
+        "ceiling",
+        "round",
+        "pow",
+        "abs",
+        "min",
+        "max",
+        "sum",
+        "avg",
+        "strcat",
+        "substr",
+        "tolower",
+        "toupper",
+        "size",
+        "stringlistmember",
+        "stringlistimember",
+        "regexp",
+        "member",
+        "identicalmember",
+        "random",
+        "quantize",
+    ]
+)
+#: Names that, alone, stand for an ad (`MY`, `TARGET`, ...): an ad seen as a value.
+_AD_NAMES = frozenset({"my", "self", "target", "other", "parent"})
+_PLAIN = frozenset({bool, int, float, str})
+
+
+def reads(expr: Expr | None, ad: Mapping[str, Any]) -> frozenset[str] | None:
+    """The lower-case attribute names an evaluation of `expr` with MY = an ad holding
+    `ad` (lower-case names) may look up, following the ad's own expressions; None when
+    the text does not tell (a subscript, a call outside `_PLAIN_CALLS`, an ad seen as a
+    value, a PARENT reference, a nested value in the ad)."""
+    found = _reading(expr, ad)
+    return None if found is None else found[0]
+
+
+def _reading(
+    expr: Expr | None, ad: Mapping[str, Any]
+) -> tuple[frozenset[str], frozenset[str]] | None:
+    """`reads`, and the builtins called on the way."""
+    seen: set[str] = set()
+    calls: set[str] = set()
+    todo = [] if expr is None else [expr]
+    done: set[int] = set()
+    while todo:
+        top = todo.pop()
+        if id(top) in done:
+            continue
+        done.add(id(top))
+        for node in walk(top):
+            if isinstance(node, AttrRef):
+                key = node.key
+                if node.scope == "PARENT" or (node.scope is None and key in _AD_NAMES):
+                    return None
+                seen.add(key)
+                raw = ad.get(key)
+                if isinstance(raw, EXPR_TYPES):
+                    todo.append(raw)
+                elif raw is not None and type(raw) not in _PLAIN:
+                    return None
+            elif isinstance(node, Select):
+                seen.add(node.key)
+            elif isinstance(node, Subscript) or (
+                isinstance(node, Call) and node.key not in _PLAIN_CALLS
+            ):
+                return None
+            elif isinstance(node, Call):
+                calls.add(node.key)
+    return frozenset(seen), frozenset(calls)
+
+
+def memo_keys(expr: Expr | None, ad: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The names whose values alone decide `expr`'s value in an ad holding `ad` against
+    a given target (`reads`), or None when the value may also change with the clock or
+    by chance (`time()`, `CurrentTime`, `random()`) or is not known from the text."""
+    found = _reading(expr, ad)
+    if found is None or "currenttime" in found[0] or found[1] & {"time", "random"}:
+        return None
+    return tuple(sorted(found[0]))
+
+
+@dataclass(slots=True)
+class _Memo:
+    """A policy expression of the slot's own ad (`memo_keys`) evaluated again only when
+    one of the attributes it reads, the ad or the target is another than last time."""
+
+    fn: Callable[..., Any]
+    keys: tuple[str, ...]
+    last: tuple[Any, Any, tuple[Any, ...], Any] | None = None
+
+    def __call__(self, my: Any, target: Any, **kw: Any) -> Any:
+        if type(my) is not ClassAd:
+            return self.fn(my, target, **kw)
+        raw = my.lowered()
+        values = tuple([raw.get(key, _ABSENT) for key in self.keys])
+        last = self.last
+        if last is not None and last[0] is my and last[1] is target and _same(last[2], values):
+            return last[3]
+        value = self.fn(my, target, **kw)
+        self.last = (my, target, values, value)
+        return value
+
+
+_ABSENT: Any = object()
+
+
+def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
+    """The same values, type for type (1 and 1.0 and True differ in a ClassAd)."""
+    return all(a is b or (type(a) is type(b) and a == b) for a, b in zip(old, new, strict=True))
 
 
 def _distinct(names: list[str]) -> bool:
@@ -106,6 +239,9 @@ class AdBuilder:
     last_sensors: dict[str, Any] = field(default_factory=dict)
     cache: tuple[Any, ClassAd] | None = None
     live: _Live | None = None
+    analysed: dict[tuple[Any, ...], tuple[list[Any], bool, dict[str, tuple[str, ...]]]] = field(
+        default_factory=dict
+    )
 
     def invalidate(self) -> None:
         """Forget the cached ad (the record, the pair or a sensor changed)."""
@@ -163,21 +299,61 @@ class AdBuilder:
         named = predicates(record, pair, now, self.spec, self.policy, claimed, overrides)
         layout.update(named)
         ad = ClassAd(layout)
+        shared, memos = self._shared(ad, cpu, named)
+        policy = self.policy
+        if memos:
+            exprs = {**policy.exprs, **{n: _Memo(policy.exprs[n], k) for n, k in memos.items()}}
+            policy = replace(policy, exprs=exprs)
         return _Live(
             record,
             pair,
             names,
             _distinct([*shown, *cpu, *named]),  # else a name set twice: always afresh
+            shared,
             read,
             moving,
-            published,
-            claimed,
+            None if shared else published,
+            None if shared else claimed,
             ad,
+            policy,
             now,
             moved,
             list(cpu.items()),
             list(named.items()),
         )
+
+    def _shared(
+        self, ad: ClassAd, cpu: Mapping[str, Any], named: Mapping[str, Any]
+    ) -> tuple[bool, dict[str, tuple[str, ...]]]:
+        """Whether CpuBusy reads none of `cpu` and `named` and the retirement limit none
+        of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and,
+        when so, those of the two whose value only the attributes they read decide
+        (`memo_keys`: evaluated again only when one of these changes)."""
+        key = tuple(
+            (name, id(raw) if isinstance(raw, EXPR_TYPES) else type(raw) in _PLAIN)
+            for name, raw in ad.lowered().items()
+        )
+        hit = self.analysed.get(key)
+        if hit is not None:
+            return hit[1], hit[2]
+        sources = self.policy.sources
+        later = {name.lower() for name in named}
+        limit = reads(sources.get(self.spec.helpers.retirement.limit), ad.lowered())
+        shared = limit is not None and limit.isdisjoint(later)
+        if shared and self.spec.helpers.cpu_busy.expression in self.policy.exprs:
+            busy = reads(sources.get(self.spec.helpers.cpu_busy.expression), ad.lowered())
+            shared = busy is not None and busy.isdisjoint(later | {n.lower() for n in cpu})
+        memos: dict[str, tuple[str, ...]] = {}
+        if shared:
+            helpers = self.spec.helpers
+            for name in (helpers.cpu_busy.expression, helpers.retirement.limit):
+                keys = memo_keys(sources.get(name), ad.lowered())
+                if keys is not None and name in self.policy.exprs:
+                    memos[name] = keys
+        if len(self.analysed) >= 64:
+            self.analysed.clear()
+        self.analysed[key] = (list(ad.values()), shared, memos)  # (expressions kept alive)
+        return shared, memos
 
     def _refresh(
         self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]
@@ -190,7 +366,12 @@ class AdBuilder:
         moved = [(n, sensors[k]) for n, k in live.read]
         moved += moving_values(live.moving, record, pair, now, sensors)
         changed = _changes(live.moved, moved)
+        if live.shared:
+            if any(type(value) not in _PLAIN for _, value in changed):
+                return self._fresh(record, pair, now, overrides, sensors)  # analysed anew
+            return self._refresh_shared(live, now, overrides, moved, changed, copy)
         live.moved = moved
+        assert live.claimed is not None
         if live.published is not None:
             live.published = _set(live.published, changed, copy)
             cpu = list(self._cpu_busy(live.published, now, track=True).items())
@@ -203,6 +384,33 @@ class AdBuilder:
         changed += _changes(live.named, named)
         live.named = named
         live.ad = _set(live.ad, changed, copy)
+        live.now = now
+        return live
+
+    def _refresh_shared(
+        self,
+        live: _Live,
+        now: float,
+        overrides: Mapping[str, Any],
+        moved: list[tuple[str, Any]],
+        changed: list[tuple[str, Any]],
+        copy: bool,
+    ) -> _Live:
+        """`_refresh` with the one ad of `_Live.shared`: CpuBusy and the predicates are
+        evaluated in it after the moved attributes are set, before their own are."""
+        record, pair = live.record, live.pair
+        ad = _set(live.ad, changed, copy)
+        copy = copy and ad is live.ad
+        live.moved = moved
+        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
+            cpu = list(self._cpu_busy(ad, now, track=True, policy=live.policy).items())
+            changes = _changes(live.cpu, cpu)
+            ad = _set(ad, changes, copy)
+            copy = copy and not changes
+            live.cpu = cpu
+        named = list(predicates(record, pair, now, self.spec, live.policy, ad, overrides).items())
+        live.ad = _set(ad, _changes(live.named, named), copy)
+        live.named = named
         live.now = now
         return live
 
@@ -252,10 +460,13 @@ class AdBuilder:
             self.last_sensors[name] = value
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
-    def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
+    def _cpu_busy(
+        self, published: ClassAd, now: float, *, track: bool, policy: PolicyExprs | None = None
+    ) -> dict[str, Any]:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
         rule = self.spec.helpers.cpu_busy
-        busy = holds(self.policy.value(rule.expression, published, None, now))
+        policy = self.policy if policy is None else policy
+        busy = holds(policy.value(rule.expression, published, None, now))
         was, since, changed = self.cpu_busy
         if busy != was and track:
             since = now if busy else None

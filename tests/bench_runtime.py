@@ -98,6 +98,10 @@ def claimed_desktop_slot() -> Slot:
     return slot
 
 
+#: Measurement rounds per side (see `poll_figure`).
+ROUNDS = 5
+
+
 def poll_figure(seconds: float) -> Figure:
     """`Slot.poll()` of a claimed Desktop slot / one classad2 START evaluation."""
     from tests.oracle import classad2
@@ -108,8 +112,6 @@ def poll_figure(seconds: float) -> Figure:
     for name, text in policy.items():
         o_machine[name] = classad2.ExprTree(text)
     start = classad2.ExprTree(policy["START"])
-    theirs = rate(lambda: start.eval(o_machine, o_job), seconds)
-
     slot = claimed_desktop_slot()
     clock = slot.clock
     fired = len(slot.fired)
@@ -118,7 +120,11 @@ def poll_figure(seconds: float) -> Figure:
         clock.advance_to(clock.elapsed() + 1)
         return slot.poll()
 
-    ours = rate(poll, seconds)
+    # Interleaved rounds, the best of each side: the machine is shared and its load moves.
+    theirs = ours = 0.0
+    for _ in range(ROUNDS):
+        theirs = max(theirs, rate(lambda: start.eval(o_machine, o_job), seconds / ROUNDS))
+        ours = max(ours, rate(poll, seconds / ROUNDS))
     if len(slot.fired) != fired or slot.pair_tuple() != ("Claimed", "Busy"):
         raise RuntimeError(f"a transition fired while polling: {slot.fired[fired:]}")
     ratio = theirs / ours  # our time per pass / their time per START evaluation

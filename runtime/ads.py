@@ -81,10 +81,20 @@ def _context(now: int) -> Any:
     return function_context(now, rng=_RANDOM)
 
 
+_last_context: tuple[int, Any] = (-1, None)
+
+
 def eval_context(now: float) -> Any:
     """The evaluator's function context (clock fixed at `now`), shared within one instant:
     building one per evaluation would dominate a replay (and one per instant a poll)."""
-    return _context(int(now))
+    global _last_context
+    second = int(now)
+    last = _last_context
+    if last[0] == second:
+        return last[1]
+    ctx = _context(second)
+    _last_context = (second, ctx)
+    return ctx
 
 
 _JOB_ADS: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
@@ -337,11 +347,32 @@ def predicates(
     my: Mapping[str, Any],
     overrides: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics."""
-    preempting = state.preempting_job is not None
-    may_unretire = state.reversible and not preempting and state.draining is None
+    """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics:
+    `timed_predicates` in the places `steady_predicates` keeps for them, then the
+    overrides (a trace's `set:` of a predicate)."""
+    values = steady_predicates(state, pair, policy)
+    values.update(timed_predicates(state, pair, now, spec, policy, my))
+    values.update({k: v for k, v in overrides.items() if k in values})
+    return values
+
+
+#: The predicates that move with the clock (`timed_predicates`); the others stay while
+#: the record and the pair do (`steady_predicates`).
+TIMED_PREDICATES = ("RetirementExpired", "ClaimWorklifeExpired")
+
+
+def timed_predicates(
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    spec: EraSpec,
+    policy: PolicyExprs,
+    my: Mapping[str, Any],
+) -> dict[str, Any]:
+    """RetirementExpired and ClaimWorklifeExpired now (the retirement limit evaluated
+    in `my` against the job)."""
     remaining = retirement_remaining(state, pair, now, policy, my, spec.helpers.retirement)
-    options = dict(spec.options)
+    options = _options(spec)
     expired = remaining <= 0
     if options.get("retirement_vacate_allowance") and state.job_running:
         expired = expired or max_vacate_time(state, spec.helpers.vacate, remaining) >= remaining
@@ -353,14 +384,35 @@ def predicates(
         and now - state.claim_start > worklife
         and (not options.get("claim_worklife_needs_activation") or state.activations >= 1)
     )
-    values: dict[str, Any] = {
+    return {"RetirementExpired": expired, "ClaimWorklifeExpired": worklife_over}
+
+
+_OPTIONS: dict[int, tuple[EraSpec, dict[str, Any]]] = {}
+
+
+def _options(spec: EraSpec) -> Mapping[str, Any]:
+    """The era's options as a mapping, made once per spec (read on every pass)."""
+    hit = _OPTIONS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_OPTIONS) >= 16:
+            _OPTIONS.clear()
+        hit = _OPTIONS[id(spec)] = (spec, dict(spec.options))
+    return hit[1]
+
+
+def steady_predicates(state: SlotState, pair: Pair, policy: PolicyExprs) -> dict[str, Any]:
+    """The predicates that stay while the record and the pair do, in the order the slot
+    ad shows them, with None where `timed_predicates` go."""
+    preempting = state.preempting_job is not None
+    may_unretire = state.reversible and not preempting and state.draining is None
+    return {
         "JobRunning": state.job_running,
         "HasPreemptingClaim": preempting,
         "MayUnretire": may_unretire,
         "InRetirement": preempting or not may_unretire,
-        "RetirementExpired": expired,
+        "RetirementExpired": None,
         "PreemptLatch": state.preempt_latch,
-        "ClaimWorklifeExpired": worklife_over,
+        "ClaimWorklifeExpired": None,
         "Draining": state.draining is not None,
         "AllSlotsDrained": pair.state == "Drained",
         "WaitingForActivation": state.waiting_for_activation,
@@ -371,8 +423,6 @@ def predicates(
         "DestinationClaimed": state.destination == "Claimed",
         "DynamicSlot": False,
     }
-    values.update({k: v for k, v in overrides.items() if k in values})
-    return values
 
 
 #: Helper expressions the code's Requirements refer to (reference section 5): a static

@@ -29,6 +29,7 @@ from compiler.classad import ClassAd
 from compiler.classad.ast import EXPR_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import EraSpec, Pair
 from runtime.ads import (
+    TIMED_PREDICATES,
     Moving,
     PolicyExprs,
     SlotState,
@@ -37,6 +38,7 @@ from runtime.ads import (
     machine_ad,
     moving_values,
     predicates,
+    timed_predicates,
 )
 from runtime.fired import jsonable
 from runtime.sensors.fake import FakeSensors
@@ -68,6 +70,8 @@ class _Live:
     moved: list[tuple[str, Any]]
     cpu: list[tuple[str, Any]]
     named: list[tuple[str, Any]]
+    given: list[tuple[str, Any]]
+    timed: tuple[int, ...]
 
 
 def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -209,6 +213,14 @@ def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
     return all(a is b or (type(a) is type(b) and a == b) for a, b in zip(old, new, strict=True))
 
 
+def _same_items(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> bool:
+    """The same names with the same values, type for type."""
+    return len(old) == len(new) and all(
+        a == c and (b is d or (type(b) is type(d) and b == d))
+        for (a, b), (c, d) in zip(old, new, strict=True)
+    )
+
+
 def _distinct(names: list[str]) -> bool:
     """No two of `names` are the same attribute (ClassAd names ignore case)."""
     return len({name.lower() for name in names}) == len(names)
@@ -320,6 +332,8 @@ class AdBuilder:
             moved,
             list(cpu.items()),
             list(named.items()),
+            list(overrides.items()),
+            tuple(i for i, name in enumerate(named) if name in TIMED_PREDICATES),
         )
 
     def _shared(
@@ -408,7 +422,19 @@ class AdBuilder:
             ad = _set(ad, changes, copy)
             copy = copy and not changes
             live.cpu = cpu
-        named = list(predicates(record, pair, now, self.spec, live.policy, ad, overrides).items())
+        given = list(overrides.items())
+        if _same_items(given, live.given):
+            # only the timed predicates can have moved (`runtime.ads.timed_predicates`)
+            timed = timed_predicates(record, pair, now, self.spec, live.policy, ad)
+            named = live.named.copy()
+            for index in live.timed:
+                name = named[index][0]
+                named[index] = (name, overrides[name] if name in overrides else timed[name])
+        else:
+            named = list(
+                predicates(record, pair, now, self.spec, live.policy, ad, overrides).items()
+            )
+            live.given = given
         live.ad = _set(ad, _changes(live.named, named), copy)
         live.named = named
         live.now = now

@@ -464,9 +464,10 @@ class Moving:
 _NOW = Moving("now")
 _CLOCK_MIN = Moving("clock_min")
 _CLOCK_DAY = Moving("clock_day")
-#: The `totals` quantities, in the order `totals` returns them.
-_TOTALS = ("job_run", "job_suspend", "claim_run", "claim_suspend")
-_JOB_RUN, _JOB_SUSPEND, _CLAIM_RUN, _CLAIM_SUSPEND = (Moving(q) for q in _TOTALS)
+_JOB_RUN = Moving("job_run")
+_JOB_SUSPEND = Moving("job_suspend")
+_CLAIM_RUN = Moving("claim_run")
+_CLAIM_SUSPEND = Moving("claim_suspend")
 
 
 def machine_ad(
@@ -562,29 +563,31 @@ def moving_values(
     sensors: Mapping[str, Any],
 ) -> list[tuple[str, Any]]:
     """(attribute, value now) for each `Moving` attribute of an `ad_layout`."""
+    clocked: Mapping[str, Any] | None = None
     out: list[tuple[str, Any]] = []
-    local: _time.struct_time | None = None
-    sums: tuple[float, float, float, float] | None = None
     for name, marker in moving:
-        quantity = marker.quantity
-        value: Any
-        if quantity == "sensor":
-            value = sensors[marker.sensor]
-        elif quantity == "now":
-            value = int(now)
-        elif quantity == "clock_min" or quantity == "clock_day":
-            if local is None:
-                local = _time.gmtime(now)
-            if quantity == "clock_min":
-                value = local.tm_hour * 60 + local.tm_min
-            else:
-                value = (local.tm_wday + 1) % 7
-        else:
-            if sums is None:
-                sums = totals(state, pair, now)
-            value = int(sums[_TOTALS.index(quantity)])
-        out.append((name, value))
+        if marker.quantity == "sensor":
+            out.append((name, sensors[marker.sensor]))
+            continue
+        if clocked is None:
+            clocked = clock_quantities(state, pair, now)
+        out.append((name, clocked[marker.quantity]))
     return out
+
+
+def clock_quantities(state: SlotState, pair: Pair, now: float) -> dict[str, Any]:
+    """The values of the `Moving` quantities that move with the clock, at `now`."""
+    local = _time.gmtime(now)
+    job_run, job_suspend, claim_run, claim_suspend = totals(state, pair, now)
+    return {
+        "now": int(now),
+        "clock_min": local.tm_hour * 60 + local.tm_min,
+        "clock_day": (local.tm_wday + 1) % 7,
+        "job_run": int(job_run),
+        "job_suspend": int(job_suspend),
+        "claim_run": int(claim_run),
+        "claim_suspend": int(claim_suspend),
+    }
 
 
 def cpu_busy_attrs(

@@ -443,7 +443,7 @@ class Slot:
             tested: list[tuple[bool, Any, Any]] = []
             ctx.tested = tested
             try:
-                passes = any(all(c(ctx) for c in conds) for conds in options)
+                passes = _any_passes(options, ctx)
             finally:
                 ctx.tested = None
             if not passes:
@@ -544,6 +544,18 @@ class Slot:
     def _log(self, record: dict[str, Any]) -> None:
         if self.listener is not None:
             self.listener({"t": num(self.clock.elapsed()), **record})
+
+
+def _any_passes(options: tuple[tuple[Callable[[Any], bool], ...], ...], ctx: _Context) -> bool:
+    """Whether the conditions of one of `options` all hold, tested as the machine tests
+    them: option by option, condition by condition, stopping at the first that fails."""
+    for conditions in options:
+        for condition in conditions:
+            if not condition(ctx):
+                break
+        else:
+            return True
+    return False
 
 
 def _trigger_options(

@@ -34,6 +34,7 @@ from runtime.ads import (
     PolicyExprs,
     SlotState,
     ad_layout,
+    clock_quantities,
     cpu_busy_attrs,
     machine_ad,
     moving_values,
@@ -378,7 +379,9 @@ class AdBuilder:
             return self._fresh(record, pair, now, overrides, sensors)
         copy = now == live.now
         moved = [(n, sensors[k]) for n, k in live.read]
-        moved += moving_values(live.moving, record, pair, now, sensors)
+        if live.moving:
+            clocked = clock_quantities(record, pair, now)
+            moved += [(n, clocked[m.quantity]) for n, m in live.moving]
         changed = _changes(live.moved, moved)
         if live.shared:
             if any(type(value) not in _PLAIN for _, value in changed):
@@ -426,16 +429,23 @@ class AdBuilder:
         if _same_items(given, live.given):
             # only the timed predicates can have moved (`runtime.ads.timed_predicates`)
             timed = timed_predicates(record, pair, now, self.spec, live.policy, ad)
-            named = live.named.copy()
+            changes = []
+            named = live.named
             for index in live.timed:
-                name = named[index][0]
-                named[index] = (name, overrides[name] if name in overrides else timed[name])
+                name, was = named[index]
+                value = overrides[name] if name in overrides else timed[name]
+                if was is not value and (type(was) is not type(value) or was != value):
+                    changes.append((name, value))
+                    if named is live.named:
+                        named = named.copy()
+                    named[index] = (name, value)
         else:
             named = list(
                 predicates(record, pair, now, self.spec, live.policy, ad, overrides).items()
             )
+            changes = _changes(live.named, named)
             live.given = given
-        live.ad = _set(ad, _changes(live.named, named), copy)
+        live.ad = _set(ad, changes, copy)
         live.named = named
         live.now = now
         return live

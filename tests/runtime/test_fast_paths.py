@@ -152,3 +152,44 @@ def test_asking_first_gives_the_same_log_as_always_pulling(
     slow: list[dict[str, Any]] = []
     run_trace(trace, semantics, listener=slow.append)
     assert fast == slow
+
+
+def _checked_polls(slot: Slot, times: tuple[int, ...]) -> None:
+    """Poll at `times`, comparing the slot's own ad with a fresh build at each."""
+    for t in times:
+        slot.clock.advance_to(t)
+        slot.poll()
+        ad = slot.eval_ad()
+        fresh = slot.ads.build(slot.record, slot.pair, slot.clock.now(), slot.overrides)
+        assert _shown(ad) == _shown(fresh), t
+
+
+@pytest.mark.parametrize(
+    ("cpu_busy", "shared"),
+    [
+        ("(LoadAvg - CondorLoadAvg) >= 0.5", True),
+        ("JobRunning && (LoadAvg - CondorLoadAvg) >= 0.5", False),  # a predicate
+        ("CpuBusyValue =!= 1 && LoadAvg >= 0.5", False),  # its own published value
+        ('eval("LoadAvg") >= 0.5', False),  # a name the text does not show
+        ('MY["LoadAvg"] >= 0.5', False),
+    ],
+)
+def test_one_ad_only_when_the_expressions_cannot_see_the_difference(
+    cpu_busy: str, shared: bool
+) -> None:
+    config = load_config(text=f"use POLICY : Desktop\nCpuBusy = {cpu_busy}\n")
+    table = compile_policy(config, era="htcondor-current", semantics="manual")
+    clock = SimClock()
+    sensors = FakeSensors(start=clock.now())
+    sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2}, clock.now())
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100})
+    slot.start()
+    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
+        clock.advance_to(t)
+        slot.send(event)
+    _checked_polls(slot, (20, 21))
+    assert slot.ads.live is not None and slot.ads.live.shared is shared
+    slot.set_sensors({"LoadAvg": 0.9})
+    _checked_polls(slot, (22, 23, 30))
+    slot.set_sensors({"LoadAvg": 0.1})
+    _checked_polls(slot, (31, 40))

@@ -315,7 +315,8 @@ class AdBuilder:
         shared, memos = self._shared(ad, cpu, named)
         policy = self.policy
         if memos:
-            exprs = {**policy.exprs, **{n: _Memo(policy.exprs[n], k) for n, k in memos.items()}}
+            exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
+            exprs.update({n: _Memo(policy.exprs[n], k) for n, k in memos.items()})
             policy = replace(policy, exprs=exprs)
         return _Live(
             record,

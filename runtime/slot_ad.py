@@ -12,10 +12,13 @@ and the sensors move: `current` keeps the three ads one build makes (`_Live`: th
 published ad the CpuBusy expression sees, that plus the CpuBusy attributes for the
 predicates, and the ad the guards see) together with the record's `ad_layout`, and
 while the record, the pair and the sensors' names stay it only refreshes the
-attributes that moved, in place. Every value is the one `build` would give (a test
-compares them on every pass of the scenarios); a refresh within the same instant that
-changes something copies the ads first, so an ad handed out in that instant never
-changes under its holder. It decides no transition.
+attributes that moved, in place. When the CpuBusy expression and the retirement limit
+cannot read the attributes added after them (`reads`, a conservative look at their
+text), one ad serves all three (`_Live.shared`), and those two are evaluated again only
+when an attribute they read changes (`memo_keys`, `_Memo`). Every value is the one
+`build` would give (a test compares them on every pass of the scenarios); a refresh
+within the same instant that changes something copies the ads first, so an ad handed
+out in that instant never changes under its holder. It decides no transition.
 """
 
 from __future__ import annotations

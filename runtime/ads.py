@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import functools
 import math
+import random
 import time as _time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import Program, Settings, holds
-from compiler.classad import UNDEFINED, compile_expr, function_context, parse, unparse
+from compiler.classad import (
+    UNDEFINED,
+    ClassAd,
+    compile_expr,
+    function_context,
+    parse,
+    unparse,
+)
 from compiler.classad.ast import Expr
 from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 
@@ -63,15 +71,48 @@ class SlotState:
     claim_suspend: float = 0.0
 
 
+#: The random source of `random()` in runtime evaluations: one, seeded by the system
+#: like the fresh one each context would otherwise make (and seed, at some cost).
+_RANDOM = random.Random()
+
+
 @functools.lru_cache(maxsize=8)
 def _context(now: int) -> Any:
-    return function_context(now)
+    return function_context(now, rng=_RANDOM)
+
+
+_last_context: tuple[int, Any] = (-1, None)
 
 
 def eval_context(now: float) -> Any:
     """The evaluator's function context (clock fixed at `now`), shared within one instant:
-    building one per evaluation (with its seeded random source) would dominate a replay."""
-    return _context(int(now))
+    building one per evaluation would dominate a replay (and one per instant a poll)."""
+    global _last_context
+    second = int(now)
+    last = _last_context
+    if last[0] == second:
+        return last[1]
+    ctx = _context(second)
+    _last_context = (second, ctx)
+    return ctx
+
+
+_JOB_ADS: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
+
+
+def job_ad(job: Mapping[str, Any]) -> ClassAd:
+    """A slot record's job ad (never changed in place: `SlotState` is replaced) as a
+    ClassAd, kept per job, so that evaluations against it reuse their scopes."""
+    if type(job) is ClassAd:
+        return job
+    hit = _JOB_ADS.get(id(job))
+    if hit is not None and hit[0] is job:
+        return hit[1]
+    if len(_JOB_ADS) >= 64:
+        _JOB_ADS.clear()
+    ad = ClassAd(job)
+    _JOB_ADS[id(job)] = (job, ad)
+    return ad
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +123,14 @@ class PolicyExprs:
     MaxJobRetirementTime, MachineMaxVacateTime, START, CpuBusy), already expanded by the
     compiler (`_VANILLA` variants, aliases, era defaults); a missing one is UNDEFINED.
     `texts`: those and the published knobs as text (for displays); `settings`: the
-    table's settings (timeouts, intervals, CLAIM_WORKLIFE, backfill).
+    table's settings (timeouts, intervals, CLAIM_WORKLIFE, backfill); `sources`: the
+    expressions `exprs` were compiled from (what they may read: runtime.slot_ad).
     """
 
     exprs: Mapping[str, Callable[..., Any]]
     texts: Mapping[str, str]
     settings: Settings
+    sources: Mapping[str, Expr] = field(default_factory=dict)
 
     def value(self, name: str, my: Mapping[str, Any], target: Any, now: float) -> Any:
         fn = self.exprs.get(name)
@@ -104,7 +147,7 @@ def policy_exprs(program: Program) -> PolicyExprs:
     """Compile the program's runtime expressions into predicates (nothing re-expanded)."""
     exprs = {name: compile_expr(expr) for name, expr in program.evaluated}
     texts = {name: unparse(expr) for name, expr in (*program.evaluated, *program.published)}
-    return PolicyExprs(exprs, texts, program.settings)
+    return PolicyExprs(exprs, texts, program.settings, dict(program.evaluated))
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,7 +313,7 @@ def retirement_remaining(
         return 0.0
     if state.draining in rule.drains_without_retirement:
         return 0.0
-    limit = policy.number(rule.limit, my, state.job, now)
+    limit = policy.number(rule.limit, my, job_ad(state.job), now)
     limit = 0.0 if limit is None else limit
     if state.peaceful and limit != rule.peaceful_unlimited_unless:
         limit = math.inf
@@ -304,11 +347,32 @@ def predicates(
     my: Mapping[str, Any],
     overrides: Mapping[str, Any],
 ) -> dict[str, Any]:
-    """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics."""
-    preempting = state.preempting_job is not None
-    may_unretire = state.reversible and not preempting and state.draining is None
+    """The spec's predicates (base.yaml `predicates`) with the startd's helper semantics:
+    `timed_predicates` in the places `steady_predicates` keeps for them, then the
+    overrides (a trace's `set:` of a predicate)."""
+    values = steady_predicates(state, pair, policy)
+    values.update(timed_predicates(state, pair, now, spec, policy, my))
+    values.update({k: v for k, v in overrides.items() if k in values})
+    return values
+
+
+#: The predicates that move with the clock (`timed_predicates`); the others stay while
+#: the record and the pair do (`steady_predicates`).
+TIMED_PREDICATES = ("RetirementExpired", "ClaimWorklifeExpired")
+
+
+def timed_predicates(
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    spec: EraSpec,
+    policy: PolicyExprs,
+    my: Mapping[str, Any],
+) -> dict[str, Any]:
+    """RetirementExpired and ClaimWorklifeExpired now (the retirement limit evaluated
+    in `my` against the job)."""
     remaining = retirement_remaining(state, pair, now, policy, my, spec.helpers.retirement)
-    options = dict(spec.options)
+    options = _options(spec)
     expired = remaining <= 0
     if options.get("retirement_vacate_allowance") and state.job_running:
         expired = expired or max_vacate_time(state, spec.helpers.vacate, remaining) >= remaining
@@ -320,14 +384,35 @@ def predicates(
         and now - state.claim_start > worklife
         and (not options.get("claim_worklife_needs_activation") or state.activations >= 1)
     )
-    values: dict[str, Any] = {
+    return {"RetirementExpired": expired, "ClaimWorklifeExpired": worklife_over}
+
+
+_OPTIONS: dict[int, tuple[EraSpec, dict[str, Any]]] = {}
+
+
+def _options(spec: EraSpec) -> Mapping[str, Any]:
+    """The era's options as a mapping, made once per spec (read on every pass)."""
+    hit = _OPTIONS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_OPTIONS) >= 16:
+            _OPTIONS.clear()
+        hit = _OPTIONS[id(spec)] = (spec, dict(spec.options))
+    return hit[1]
+
+
+def steady_predicates(state: SlotState, pair: Pair, policy: PolicyExprs) -> dict[str, Any]:
+    """The predicates that stay while the record and the pair do, in the order the slot
+    ad shows them, with None where `timed_predicates` go."""
+    preempting = state.preempting_job is not None
+    may_unretire = state.reversible and not preempting and state.draining is None
+    return {
         "JobRunning": state.job_running,
         "HasPreemptingClaim": preempting,
         "MayUnretire": may_unretire,
         "InRetirement": preempting or not may_unretire,
-        "RetirementExpired": expired,
+        "RetirementExpired": None,
         "PreemptLatch": state.preempt_latch,
-        "ClaimWorklifeExpired": worklife_over,
+        "ClaimWorklifeExpired": None,
         "Draining": state.draining is not None,
         "AllSlotsDrained": pair.state == "Drained",
         "WaitingForActivation": state.waiting_for_activation,
@@ -338,8 +423,6 @@ def predicates(
         "DestinationClaimed": state.destination == "Claimed",
         "DynamicSlot": False,
     }
-    values.update({k: v for k, v in overrides.items() if k in values})
-    return values
 
 
 #: Helper expressions the code's Requirements refer to (reference section 5): a static
@@ -367,6 +450,26 @@ def _publish_value(rule_value: str, pair: Pair) -> Any:
             return parse(text)
 
 
+@dataclass(frozen=True, slots=True)
+class Moving:
+    """An attribute of the slot ad that moves with the clock or the sensors while the
+    slot's record and pair stay (`ad_layout`): `quantity` is "sensor" (the measured
+    attribute `sensor`), "now" (time()), "clock_min", "clock_day", or one of the run
+    and suspend totals "job_run", "job_suspend", "claim_run", "claim_suspend"."""
+
+    quantity: str
+    sensor: str = ""
+
+
+_NOW = Moving("now")
+_CLOCK_MIN = Moving("clock_min")
+_CLOCK_DAY = Moving("clock_day")
+_JOB_RUN = Moving("job_run")
+_JOB_SUSPEND = Moving("job_suspend")
+_CLAIM_RUN = Moving("claim_run")
+_CLAIM_SUSPEND = Moving("claim_suspend")
+
+
 def machine_ad(
     state: SlotState,
     pair: Pair,
@@ -382,8 +485,30 @@ def machine_ad(
 
     `sensors` holds the measured attributes (LoadAvg, KeyboardIdle, ...). Policy
     expressions (START, RANK, ...) are published as expressions so that `Requirements =
-    START` and the like evaluate as in a real slot ad.
+    START` and the like evaluate as in a real slot ad. It is `ad_layout` with its
+    moving attributes filled in for `now` and `sensors` (`moving_values`).
     """
+    layout = ad_layout(
+        state, pair, spec, tuple(sensors), slot_id=slot_id, published_policy=published_policy
+    )
+    moving = [(name, value) for name, value in layout.items() if type(value) is Moving]
+    layout.update(moving_values(moving, state, pair, now, sensors))
+    return layout
+
+
+def ad_layout(
+    state: SlotState,
+    pair: Pair,
+    spec: EraSpec,
+    sensor_names: tuple[str, ...],
+    *,
+    slot_id: int = 1,
+    published_policy: Mapping[str, Expr] | None = None,
+) -> dict[str, Any]:
+    """The slot ad of `machine_ad` for `state` in `pair`, its attributes in publication
+    order, with a `Moving` marker for each value that moves with the clock or with the
+    sensors named `sensor_names`: everything else stays while the record and the pair
+    do, so a slot polled again only refreshes the markers (runtime.slot_ad)."""
     ad: dict[str, Any] = {
         "MyType": "Machine",
         "Name": f"slot{slot_id}@localhost",
@@ -392,12 +517,12 @@ def machine_ad(
         "EnteredCurrentActivity": int(state.entered_activity),
         "LastBenchmark": int(state.last_benchmark),
         "CurrentRank": float(state.current_rank),
-        "MyCurrentTime": int(now),
+        "MyCurrentTime": _NOW,
+        "ClockMin": _CLOCK_MIN,
+        "ClockDay": _CLOCK_DAY,
     }
-    local = _time.gmtime(now)
-    ad["ClockMin"] = local.tm_hour * 60 + local.tm_min
-    ad["ClockDay"] = (local.tm_wday + 1) % 7
-    ad.update(sensors)
+    for name in sensor_names:
+        ad[name] = Moving("sensor", name)
     if state.last_benchmark:
         ad["LastBenchmark"] = int(state.last_benchmark)
     for name, expr in (published_policy or {}).items():
@@ -410,18 +535,17 @@ def machine_ad(
                     ad[helper] = expr
     if state.requirements_hidden:
         ad["Requirements"] = False
-    job_run, job_susp, claim_run, claim_susp = totals(state, pair, now)
     if state.job is not None and pair.state in ("Claimed", "Preempting"):
         owner = state.job.get("Owner", state.job.get("User"))
         if owner is not None:
             ad["RemoteOwner"] = owner
             ad["RemoteUser"] = state.job.get("User", owner)
-        ad["TotalClaimRunTime"] = int(claim_run)
-        ad["TotalClaimSuspendTime"] = int(claim_susp)
+        ad["TotalClaimRunTime"] = _CLAIM_RUN
+        ad["TotalClaimSuspendTime"] = _CLAIM_SUSPEND
     if state.job_running and state.job_start is not None:
         ad["JobStart"] = int(state.job_start)
-        ad["TotalJobRunTime"] = int(job_run)
-        ad["TotalJobSuspendTime"] = int(job_susp)
+        ad["TotalJobRunTime"] = _JOB_RUN
+        ad["TotalJobSuspendTime"] = _JOB_SUSPEND
         if state.job is not None and "ImageSize" in state.job:
             ad["ImageSize"] = state.job["ImageSize"]
         if state.pledged_vacate is not None:
@@ -429,6 +553,41 @@ def machine_ad(
     if state.preempting_job is not None:
         ad["PreemptingUser"] = state.preempting_job.get("Owner", UNDEFINED)
     return ad
+
+
+def moving_values(
+    moving: Sequence[tuple[str, Moving]],
+    state: SlotState,
+    pair: Pair,
+    now: float,
+    sensors: Mapping[str, Any],
+) -> list[tuple[str, Any]]:
+    """(attribute, value now) for each `Moving` attribute of an `ad_layout`."""
+    clocked: Mapping[str, Any] | None = None
+    out: list[tuple[str, Any]] = []
+    for name, marker in moving:
+        if marker.quantity == "sensor":
+            out.append((name, sensors[marker.sensor]))
+            continue
+        if clocked is None:
+            clocked = clock_quantities(state, pair, now)
+        out.append((name, clocked[marker.quantity]))
+    return out
+
+
+def clock_quantities(state: SlotState, pair: Pair, now: float) -> dict[str, Any]:
+    """The values of the `Moving` quantities that move with the clock, at `now`."""
+    local = _time.gmtime(now)
+    job_run, job_suspend, claim_run, claim_suspend = totals(state, pair, now)
+    return {
+        "now": int(now),
+        "clock_min": local.tm_hour * 60 + local.tm_min,
+        "clock_day": (local.tm_wday + 1) % 7,
+        "job_run": int(job_run),
+        "job_suspend": int(job_suspend),
+        "claim_run": int(claim_run),
+        "claim_suspend": int(claim_suspend),
+    }
 
 
 def cpu_busy_attrs(

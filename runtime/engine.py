@@ -21,7 +21,7 @@ facade) asks, then pulls the triggers through the `transitions` machine of
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
@@ -40,10 +40,23 @@ class Entry:
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    """The trigger order of one compiled table (built once per slot by `for_table`)."""
+    """The trigger order of one compiled table (built once per slot by `for_table`).
+
+    Every answer is looked up in indexes built once from the table and the spec
+    (`steps`, `entries`, `events`, `timers`), instead of scanning the rows per question:
+    a slot asks on every evaluation pass, event and timer. `scan_event_triggers` and
+    `scan_timer_triggers` are the row scans the indexes are built from (and tested
+    against).
+    """
 
     table: StateTable
     steps: Mapping[Pair, tuple[str, ...]]
+    entries: Mapping[Pair, Entry] = field(default_factory=dict)
+    #: (pair, event) -> ((trigger name, the trigger's `how` list), ...) in row order.
+    events: Mapping[tuple[Pair, str], tuple[tuple[str, tuple[str, ...]], ...]] = field(
+        default_factory=dict
+    )
+    timers: Mapping[tuple[Pair, str], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def for_table(cls, table: StateTable) -> Engine:
@@ -53,7 +66,24 @@ class Engine:
                 steps.setdefault(step.source, []).append(
                     trigger_name(step.transition, step.trigger)
                 )
-        return cls(table, MappingProxyType({k: tuple(v) for k, v in steps.items()}))
+        entries = {p.pair: _entry(table.spec, p.pair) for p in table.spec.pairs}
+        events: dict[tuple[Pair, str], list[tuple[str, tuple[str, ...]]]] = {}
+        timers: dict[tuple[Pair, str], list[str]] = {}
+        for row in table.rows:
+            source = Pair(*row.source)
+            for index, trig in enumerate(row.transition.triggers):
+                name = trigger_name(row.id, index)
+                if trig.kind in EVENT_KINDS:
+                    events.setdefault((source, trig.name), []).append((name, tuple(trig.how)))
+                elif trig.kind == "timer":
+                    timers.setdefault((source, trig.name), []).append(name)
+        return cls(
+            table,
+            MappingProxyType({k: tuple(v) for k, v in steps.items()}),
+            MappingProxyType(entries),
+            MappingProxyType({k: tuple(v) for k, v in events.items()}),
+            MappingProxyType({k: tuple(v) for k, v in timers.items()}),
+        )
 
     @property
     def spec(self) -> EraSpec:
@@ -64,12 +94,21 @@ class Engine:
         return self.steps.get(pair, ())
 
     def on_entry(self, pair: Pair) -> Entry:
-        spec = self.spec.pair(pair)
-        immediate = tuple(trigger_name(s.transition, s.trigger) for s in spec.immediate)
-        return Entry(immediate, spec.evaluate_on_entry)
+        entry = self.entries.get(pair)
+        return entry if entry is not None else _entry(self.spec, pair)
 
     def event_triggers(self, pair: Pair, event: str, how: str | None) -> tuple[str, ...]:
         """The triggers event `event` (with payload `how`) may pull in `pair`, in row order."""
+        return tuple(
+            name for name, hows in self.events.get((pair, event), ()) if not hows or how in hows
+        )
+
+    def timer_triggers(self, pair: Pair, timer: str) -> tuple[str, ...]:
+        """The triggers the expiry of `timer` may pull in `pair`, in row order."""
+        return self.timers.get((pair, timer), ())
+
+    def scan_event_triggers(self, pair: Pair, event: str, how: str | None) -> tuple[str, ...]:
+        """`event_triggers` by scanning the rows leaving `pair` (what the index holds)."""
         out: list[str] = []
         for row in self.table.rows_from(pair):
             for index, trig in enumerate(row.transition.triggers):
@@ -80,8 +119,8 @@ class Engine:
                 out.append(trigger_name(row.id, index))
         return tuple(out)
 
-    def timer_triggers(self, pair: Pair, timer: str) -> tuple[str, ...]:
-        """The triggers the expiry of `timer` may pull in `pair`, in row order."""
+    def scan_timer_triggers(self, pair: Pair, timer: str) -> tuple[str, ...]:
+        """`timer_triggers` by scanning the rows leaving `pair` (what the index holds)."""
         return tuple(
             trigger_name(row.id, index)
             for row in self.table.rows_from(pair)
@@ -101,3 +140,10 @@ class Engine:
         load = condor_load()
         busy = isinstance(load, int | float) and load > 0
         return fast if busy else slow
+
+
+def _entry(spec: EraSpec, pair: Pair) -> Entry:
+    """What entering `pair` does, from the era spec."""
+    pair_spec = spec.pair(pair)
+    immediate = tuple(trigger_name(s.transition, s.trigger) for s in pair_spec.immediate)
+    return Entry(immediate, pair_spec.evaluate_on_entry)

@@ -33,7 +33,7 @@ listener (the event log) and kept in `fired`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -83,14 +83,22 @@ class JobControl(Protocol):
 
 
 class _Context:
-    """The `GuardContext` passed to every trigger of one instant (compiler.machine)."""
+    """The `GuardContext` passed to every trigger of one instant (compiler.machine).
 
-    __slots__ = ("job", "last", "slot")
+    `tested` (while `Slot._fire` asks whether a trigger can fire at all) records each
+    guard test's outcome in order; the machine, pulled only when one of its transitions
+    will pass, makes the same tests in the same order and is handed the recorded
+    outcomes (`replay`), so no guard is evaluated twice.
+    """
+
+    __slots__ = ("job", "last", "replay", "slot", "tested")
 
     def __init__(self, slot: Slot, job: Mapping[str, Any] | None) -> None:
         self.slot = slot
         self.job = job
         self.last: list[tuple[CompiledGuard, bool, Any, Any]] = []
+        self.tested: list[tuple[bool, Any, Any]] | None = None
+        self.replay: Iterator[tuple[bool, Any, Any]] | None = None
 
     def target(self, against: str, state: SlotState) -> Any:
         match against:
@@ -108,11 +116,16 @@ class _Context:
     def test(
         self, guard: CompiledGuard, against: str, after: tuple[Action, ...] | None = None
     ) -> bool:
-        slot = self.slot
-        state = slot.record if after is None else slot.hypothetical(after, self.job)
-        my = slot.eval_ad() if after is None else slot.eval_ad(state)
-        target = self.target(against, state)
-        ok = guard.test(my, target, ctx=eval_context(slot.clock.now()))
+        if self.replay is not None:
+            ok, my, target = next(self.replay)
+        else:
+            slot = self.slot
+            state = slot.record if after is None else slot.hypothetical(after, self.job)
+            my = slot.eval_ad() if after is None else slot.eval_ad(state)
+            target = self.target(against, state)
+            ok = guard.test(my, target, ctx=eval_context(slot.clock.now()))
+            if self.tested is not None:
+                self.tested.append((ok, my, target))
         if ok:
             self.last.append((guard, after is not None, my, target))
         return ok
@@ -160,8 +173,10 @@ class Slot:
                 )
             kwargs["initial"] = pair_name(initial)
         self._model = _Model()
+        self._pairs: dict[str, Pair] = {}
         self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
         self._triggers = trigger_index(table)
+        self._options = _trigger_options(kwargs["transitions"])
         self.engine = Engine.for_table(table)
         now = self.clock.now()
         self.record = SlotState(entered_state=now, entered_activity=now, stint_start=now)
@@ -186,8 +201,12 @@ class Slot:
     # ------------------------------------------------------------------ public view
     @property
     def pair(self) -> Pair:
-        state, activity = self._model.pair_name.split("/", 1)
-        return Pair(state, activity)
+        name = self._model.pair_name
+        pair = self._pairs.get(name)
+        if pair is None:
+            state, activity = name.split("/", 1)
+            pair = self._pairs[name] = Pair(state, activity)
+        return pair
 
     @property
     def state(self) -> str:
@@ -199,8 +218,9 @@ class Slot:
 
     @property
     def ad(self) -> ClassAd:
-        """The slot ad the guards see now: published attributes plus the predicates."""
-        return self.eval_ad()
+        """The slot ad the guards see now: published attributes plus the predicates (a
+        copy: the slot refreshes its own ad in place at later instants)."""
+        return self.eval_ad().copy()
 
     @property
     def deleted(self) -> bool:
@@ -414,8 +434,32 @@ class Slot:
         return any(self._fire(name, ctx) for name in self.engine.evaluation_pass(self.pair))
 
     def _fire(self, name: str, ctx: _Context) -> bool:
-        old = self.pair
         ctx.last.clear()
+        options = self._options.get((name, self._model.pair_name))
+        if options is not None:
+            # Ask first (as the machine would: transitions in order, conditions in
+            # order, the first whose conditions all hold wins); pull the machine only
+            # when one will pass, replaying the recorded outcomes to its tests.
+            tested: list[tuple[bool, Any, Any]] = []
+            ctx.tested = tested
+            try:
+                passes = _any_passes(options, ctx)
+            finally:
+                ctx.tested = None
+            if not passes:
+                return False
+            ctx.last.clear()
+            ctx.replay = iter(tested)
+            try:
+                return self._pull(name, ctx)
+            finally:
+                ctx.replay = None
+        return self._pull(name, ctx)
+
+    def _pull(self, name: str, ctx: _Context) -> bool:
+        """Pull trigger `name` on the machine; a fired transition is recorded and the
+        new pair entered."""
+        old = self.pair
         fired = self._model.trigger(name, ctx)  # type: ignore[attr-defined]
         if not fired:
             return False
@@ -500,3 +544,27 @@ class Slot:
     def _log(self, record: dict[str, Any]) -> None:
         if self.listener is not None:
             self.listener({"t": num(self.clock.elapsed()), **record})
+
+
+def _any_passes(options: tuple[tuple[Callable[[Any], bool], ...], ...], ctx: _Context) -> bool:
+    """Whether the conditions of one of `options` all hold, tested as the machine tests
+    them: option by option, condition by condition, stopping at the first that fails."""
+    for conditions in options:
+        for condition in conditions:
+            if not condition(ctx):
+                break
+        else:
+            return True
+    return False
+
+
+def _trigger_options(
+    transitions: list[dict[str, Any]],
+) -> dict[tuple[str, str], tuple[tuple[Callable[[Any], bool], ...], ...]]:
+    """(trigger, source state) -> the condition lists of its machine transitions, in
+    the order the machine tries them (`compiler.machine.to_transitions` output)."""
+    options: dict[tuple[str, str], list[tuple[Callable[[Any], bool], ...]]] = {}
+    for spec in transitions:
+        key = (spec["trigger"], spec["source"])
+        options.setdefault(key, []).append(tuple(spec["conditions"]))
+    return {key: tuple(value) for key, value in options.items()}

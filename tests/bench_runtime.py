@@ -1,8 +1,18 @@
-"""Replay speed of the runtime: a day-long desktop trace through the 6.8 default policy.
+"""Runtime speed: one evaluation pass of a claimed slot, and a day-long desktop replay.
 
-Run: `python -m tests.bench_runtime [--days N] [--era E] [--semantics S]`. Prints the
-number of fired transitions and evaluation passes, slot-transitions per second and
-simulated seconds per wall second. A benchmark, not a test: no timing is asserted.
+Run: `python -m tests.bench_runtime [--seconds S] [--days N] [--era E] [--semantics S]`.
+A benchmark, not a test: no timing is asserted.
+
+The figure (`figures`, issue 11): one `Slot.poll()` of a slot compiled from `use POLICY :
+Desktop` in the current era, claimed and running a job, against one classad2 two-ad
+evaluation of the same policy's expanded START (`ExprTree.eval(machine, job)` with the
+realistic ads of tests/bench_classad.py), measured in the same run. The slot's sensors
+are those of that machine ad and stay fixed, the clock moves one second per pass (the
+time-derived attributes change on every pass, as in a real slot), and no transition
+fires (checked).
+
+Then the replay: the number of fired transitions and evaluation passes of a generated
+day, slot-transitions per second and simulated seconds per wall second.
 
 The trace is generated (seeded): an owner who types in bursts during working hours, and
 a schedd that matches, claims and activates the slot every few minutes with jobs of a
@@ -15,9 +25,15 @@ import argparse
 import random
 import time
 
+from compiler.classad.ads import load_ad
 from compiler.config import load_config
 from compiler.policy import compile_policy
+from runtime.clock import SimClock
+from runtime.sensors.fake import FakeSensors
+from runtime.slot import Slot
 from runtime.trace import Step, Trace, replay
+from tests.bench_classad import JOB, MACHINE, desktop_policy
+from tests.bench_common import Figure, print_figures, rate
 
 DAY = 24 * 60 * 60
 
@@ -58,13 +74,85 @@ def desktop_day(days: float = 1.0, seed: int = 6) -> Trace:
     )
 
 
+#: The measured attributes of tests/bench_classad.py's machine ad, as the slot's sensors.
+SENSORS = ("KeyboardIdle", "ConsoleIdle", "LoadAvg", "CondorLoadAvg", "TotalLoadAvg")
+SENSORS += ("Cpus", "TotalCpus", "Memory", "Disk", "KFlops", "Mips", "Arch", "OpSys")
+
+
+def claimed_desktop_slot() -> Slot:
+    """A current-era `use POLICY : Desktop` slot, claimed and running the benchmark job."""
+    config = load_config(text="use POLICY : Desktop\n", era="htcondor-current")
+    table = compile_policy(config, era="htcondor-current", semantics="manual")
+    machine = load_ad(MACHINE)
+    clock = SimClock()
+    sensors = FakeSensors(start=clock.now())
+    sensors.set({name: machine[name] for name in SENSORS}, clock.now())
+    slot = Slot(table, sensors, clock, job=dict(load_ad(JOB)))
+    slot.start()
+    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
+        clock.advance_to(t)
+        slot.send(event)
+    clock.advance_to(600)
+    if slot.pair_tuple() != ("Claimed", "Busy"):
+        raise RuntimeError(f"the benchmark slot is {slot.pair}, not Claimed/Busy")
+    return slot
+
+
+#: Measurement rounds per side (see `poll_figure`).
+ROUNDS = 5
+
+
+def poll_figure(seconds: float) -> Figure:
+    """`Slot.poll()` of a claimed Desktop slot / one classad2 START evaluation."""
+    from tests.oracle import classad2
+
+    policy = desktop_policy()
+    o_machine = classad2.ClassAd("[" + ";".join(MACHINE.splitlines()) + "]")
+    o_job = classad2.ClassAd("[" + ";".join(JOB.splitlines()) + "]")
+    for name, text in policy.items():
+        o_machine[name] = classad2.ExprTree(text)
+    start = classad2.ExprTree(policy["START"])
+    slot = claimed_desktop_slot()
+    clock = slot.clock
+    fired = len(slot.fired)
+
+    def poll() -> bool:
+        clock.advance_to(clock.elapsed() + 1)
+        return slot.poll()
+
+    # Interleaved rounds, the best of each side: the machine is shared and its load moves.
+    theirs = ours = 0.0
+    for _ in range(ROUNDS):
+        theirs = max(theirs, rate(lambda: start.eval(o_machine, o_job), seconds / ROUNDS))
+        ours = max(ours, rate(poll, seconds / ROUNDS))
+    if len(slot.fired) != fired or slot.pair_tuple() != ("Claimed", "Busy"):
+        raise RuntimeError(f"a transition fired while polling: {slot.fired[fired:]}")
+    ratio = theirs / ours  # our time per pass / their time per START evaluation
+    return Figure(
+        "Slot.poll() of a claimed Desktop slot",
+        f"{1e6 / ours:.1f} us/pass",
+        f"classad2 START {1e6 / theirs:.1f} us",
+        ratio,
+        "<= 4x",
+        ratio <= 4,
+    )
+
+
+def figures(seconds: float) -> list[Figure]:
+    """The runtime's figures of issue 11 (see the module docstring)."""
+    return [poll_figure(seconds)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
     parser.add_argument("--days", type=float, default=1.0)
     parser.add_argument("--era", default="condor-6.8")
     parser.add_argument("--semantics", default="manual")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
+    print_figures(figures(args.seconds))
+    print()
     config = load_config(era=args.era)
     table = compile_policy(config, era=args.era, semantics=args.semantics)
     trace = desktop_day(args.days)

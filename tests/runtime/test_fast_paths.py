@@ -1,0 +1,195 @@
+"""The runtime's fast paths agree with the slow ones they replace.
+
+* `Engine`'s per-pair indexes give what scanning the rows gives, for every pair and
+  every event/timer name of every era's table (both semantics);
+* `AdBuilder.current` (the slot's own ad, refreshed in place between passes) equals a
+  slot ad built from scratch by `AdBuilder.build` at every evaluation of every
+  scenario, name by name, in the same order, with the same value types;
+* a poll sees a sensor change and the clock moving, and an ad handed out earlier in
+  the same instant never changes under its holder;
+* a slot asked about a trigger that cannot fire gives the same event log (every
+  record, in order) as one that always pulls the transitions machine.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from compiler.classad import ClassAd, unparse
+from compiler.classad.ast import EXPR_TYPES
+from compiler.config import load_config
+from compiler.policy import compile_policy
+from compiler.spec import Pair
+from compiler.table import StateTable
+from runtime.clock import SimClock
+from runtime.engine import Engine
+from runtime.sensors.fake import FakeSensors
+from runtime.slot import Slot
+from runtime.slot_ad import AdBuilder
+from tests.runtime.support import compiled, load, run_trace, scenario_files
+
+ERAS = ("condor-6.4", "condor-6.8", "htcondor-current")
+
+
+@pytest.mark.parametrize("semantics", ["manual", "code"])
+@pytest.mark.parametrize("era", ERAS)
+def test_engine_indexes_equal_the_row_scans(era: str, semantics: str) -> None:
+    _, table = compiled(era, semantics)
+    engine = Engine.for_table(table)
+    events = {t.name for row in table.rows for t in row.transition.triggers}
+    events |= {e.name for e in table.spec.events} | {"no-such-event"}
+    hows: set[str | None] = {None, "bogus"}
+    hows |= {h for e in table.spec.events for h in e.how}
+    timers = {t.name for t in table.spec.timers} | {"no-such-timer"}
+    checked = 0
+    for pair in [p.pair for p in table.spec.pairs]:
+        for event in sorted(events):
+            for how in sorted(hows, key=str):
+                indexed = engine.event_triggers(pair, event, how)
+                assert indexed == engine.scan_event_triggers(pair, event, how)
+                checked += bool(indexed)
+        for timer in sorted(timers):
+            assert engine.timer_triggers(pair, timer) == engine.scan_timer_triggers(pair, timer)
+        spec = table.spec.pair(pair)
+        entry = engine.on_entry(pair)
+        assert entry.evaluate == spec.evaluate_on_entry
+        assert entry.immediate == tuple(f"{s.transition}#{s.trigger}" for s in spec.immediate)
+    assert checked > 0  # the index is not trivially empty
+
+
+def _shown(ad: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """An ad as comparable rows: name, value type, value (expressions as text)."""
+    return [
+        (name, type(value).__name__, unparse(value) if isinstance(value, EXPR_TYPES) else value)
+        for name, value in ad.items()
+    ]
+
+
+@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_refreshed_ad_equals_a_fresh_build(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    current = AdBuilder.current
+    checked: list[int] = []
+
+    def checking(
+        self: AdBuilder, record: Any, pair: Pair, now: float, overrides: Mapping[str, Any]
+    ) -> ClassAd:
+        ad = current(self, record, pair, now, overrides)
+        fresh = self.build(record, pair, now, overrides)  # the latch is not moved again
+        assert _shown(ad) == _shown(fresh), f"t={now}: {pair}"
+        checked.append(1)
+        return ad
+
+    monkeypatch.setattr(AdBuilder, "current", checking)
+    trace = load(path)
+    for semantics in ("manual", "code"):
+        if trace.expected(semantics) is not None:
+            run_trace(trace, semantics)
+    assert checked
+
+
+@functools.cache
+def _desktop() -> StateTable:
+    config = load_config(text="use POLICY : Desktop\n")
+    return compile_policy(config, era="htcondor-current", semantics="manual")
+
+
+def _desktop_slot() -> Slot:
+    table = _desktop()
+    clock = SimClock()
+    sensors = FakeSensors(start=clock.now())
+    sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600}, clock.now())
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100})
+    slot.start()
+    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
+        clock.advance_to(t)
+        slot.send(event)
+    return slot
+
+
+def test_poll_sees_the_clock_and_a_sensor_change() -> None:
+    slot = _desktop_slot()
+    assert slot.pair_tuple() == ("Claimed", "Busy")
+    for t in (100, 101, 160):
+        slot.clock.advance_to(t)
+        assert not slot.poll()
+        ad = slot.eval_ad()
+        assert ad["MyCurrentTime"] == int(slot.clock.now())
+        assert ad["TotalJobRunTime"] == t - 12
+        assert ad["KeyboardIdle"] == 3600 + t
+    held = slot.eval_ad()
+    slot.set_sensors({"KeyboardIdle": 0})  # the owner is back, in the same instant
+    assert held["KeyboardIdle"] == 3760  # what was handed out does not change
+    assert slot.poll()
+    assert slot.pair_tuple() == ("Claimed", "Suspended")
+    assert [f.number for f in slot.fired][-1] == 14
+
+
+def test_public_ad_is_a_snapshot() -> None:
+    slot = _desktop_slot()
+    slot.clock.advance_to(100)
+    slot.poll()
+    ad = slot.ad
+    slot.clock.advance_to(200)
+    slot.poll()
+    assert ad["MyCurrentTime"] == int(slot.clock.now()) - 100
+    assert slot.ad["MyCurrentTime"] == int(slot.clock.now())
+
+
+@pytest.mark.parametrize("path", scenario_files()[::3], ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_asking_first_gives_the_same_log_as_always_pulling(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace = load(path)
+    semantics = "manual" if trace.expected("manual") is not None else "code"
+    fast: list[dict[str, Any]] = []
+    run_trace(trace, semantics, listener=fast.append)
+    monkeypatch.setattr(Slot, "_fire", lambda self, name, ctx: self._pull(name, ctx))
+    slow: list[dict[str, Any]] = []
+    run_trace(trace, semantics, listener=slow.append)
+    assert fast == slow
+
+
+def _checked_polls(slot: Slot, times: tuple[int, ...]) -> None:
+    """Poll at `times`, comparing the slot's own ad with a fresh build at each."""
+    for t in times:
+        slot.clock.advance_to(t)
+        slot.poll()
+        ad = slot.eval_ad()
+        fresh = slot.ads.build(slot.record, slot.pair, slot.clock.now(), slot.overrides)
+        assert _shown(ad) == _shown(fresh), t
+
+
+@pytest.mark.parametrize(
+    ("cpu_busy", "shared"),
+    [
+        ("(LoadAvg - CondorLoadAvg) >= 0.5", True),
+        ("JobRunning && (LoadAvg - CondorLoadAvg) >= 0.5", False),  # a predicate
+        ("CpuBusyValue =!= 1 && LoadAvg >= 0.5", False),  # its own published value
+        ('eval("LoadAvg") >= 0.5', False),  # a name the text does not show
+        ('MY["LoadAvg"] >= 0.5', False),
+    ],
+)
+def test_one_ad_only_when_the_expressions_cannot_see_the_difference(
+    cpu_busy: str, shared: bool
+) -> None:
+    config = load_config(text=f"use POLICY : Desktop\nCpuBusy = {cpu_busy}\n")
+    table = compile_policy(config, era="htcondor-current", semantics="manual")
+    clock = SimClock()
+    sensors = FakeSensors(start=clock.now())
+    sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2}, clock.now())
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100})
+    slot.start()
+    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
+        clock.advance_to(t)
+        slot.send(event)
+    _checked_polls(slot, (20, 21))
+    assert slot.ads.live is not None and slot.ads.live.shared is shared
+    slot.set_sensors({"LoadAvg": 0.9})
+    _checked_polls(slot, (22, 23, 30))
+    slot.set_sensors({"LoadAvg": 0.1})
+    _checked_polls(slot, (31, 40))

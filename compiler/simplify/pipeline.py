@@ -74,9 +74,8 @@ class Simplified:
 def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
     """Apply the rules at one node until none fires (children are left to the next sweep).
 
-    Memoised per call (`ctx.local`): the rules are pure functions of the node, and the
-    nodes where none fires are recorded in `ctx.settled` (chain passes use it, see
-    `Ctx.new_from`)."""
+    Memoised (`Ctx.memo`): the rules are pure functions of the node, and the nodes where
+    none fires are recorded as settled (chain passes use it, see `Ctx.new_from`)."""
     memo = ctx.memo(e)
     done = memo.local.get(e)
     if done is not None:
@@ -97,7 +96,7 @@ def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
 
 
 def _sweep(e: A.Expr, ctx: Ctx) -> A.Expr:
-    """One bottom-up pass; a subtree already swept in this call is not visited again."""
+    """One bottom-up pass; a subtree already swept (`Ctx.memo`) is not visited again."""
     memo = ctx.memo(e)
     done = memo.swept.get(e)
     if done is None:

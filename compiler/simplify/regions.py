@@ -386,7 +386,8 @@ def _leaf_sets(e: A.Expr, env: Env) -> tuple[frozenset[A.Expr], frozenset[A.Expr
 @lru_cache(maxsize=1 << 16)
 def _witnesses(e: A.Expr, env: Env) -> tuple[Probe, ...] | None:
     """The first situation of `e`'s own space for each truth value it takes (None when
-    the space is not enumerable)."""
+    the space is not enumerable), UNDEFINED and ERROR first: a wrong candidate most
+    often shows where an operand is UNDEFINED (`U || c` is not `U || TRUE`)."""
     space = _Space(env)
     space.collect(e)
     found = space.situations()
@@ -404,11 +405,15 @@ def _witnesses(e: A.Expr, env: Env) -> tuple[Probe, ...] | None:
             if t not in out:
                 out[t] = (dict(zip(skeys, sv, strict=True)), dict(zip(okeys, ov, strict=True)))
                 if wanted <= out.keys():
-                    return tuple(out.values())
+                    return _in_probe_order(out)
             rows += 1
             if rows >= _WITNESS_ROWS:
-                return tuple(out.values())
-    return tuple(out.values())
+                return _in_probe_order(out)
+    return _in_probe_order(out)
+
+
+def _in_probe_order(found: dict[str, Probe]) -> tuple[Probe, ...]:
+    return tuple(found[t] for t in "UETF" if t in found)
 
 
 def _parts(e: A.Expr) -> tuple[A.Expr, ...]:

@@ -35,7 +35,7 @@ def redundant_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     # A settled left chain of 3+ operands had every pair tried (with 2 the pair law is
     # `_pair`'s stricter one, so its pair is tried again here).
     seen = ctx.new_from(e, items)
-    for j in range(max(1, seen if seen >= 3 else 1), len(items)):
+    for j in range(seen if seen >= 3 else 1, len(items)):
         c = items[j]
         if c in (TRUE, FALSE):
             continue

@@ -84,11 +84,11 @@ def attribute_names(e: A.Expr) -> frozenset[str]:
 #: `WINDOW` operands before it. Why: every pair shares its subjects in a real allow-list
 #: or OR of clauses (`Owner == "u1" && KeyboardIdle > 1 || Owner == "u2" && ...`), so
 #: trying them all made `compile` quadratic in the chain's length (80 clauses: minutes),
-#: and no law holds between their far-apart operands. Every guard of the shipped policies
-#: and of the real-world configurations is far below the bound, so its result is exactly
-#: what comparing every pair gives; a longer chain keeps every law between neighbours
-#: (duplicates next to each other, `x > 5 || x > 3`), each rewrite still proved by the
-#: region oracle, so the result stays equal to the input.
+#: and no law holds between their far-apart operands. The longest chain in the guards of
+#: the shipped policies and the 44 real-world configurations has 13 operands, so their
+#: results are exactly what comparing every pair gives; a longer chain keeps every law
+#: between neighbours (duplicates next to each other, `x > 5 || x > 3`), each rewrite
+#: still proved by the region oracle, so the result stays equal to the input.
 ALL_PAIRS: Final = 16
 WINDOW: Final = 4
 

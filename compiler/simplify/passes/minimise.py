@@ -41,9 +41,12 @@ def minimise_skeletons(e: A.Expr, ctx: Ctx) -> A.Expr:
 def _two_valued_skeleton(e: A.Expr, env: Env) -> bool:
     """Every atom of `e`'s logical skeleton (`leaves`) is two-valued; memoised per node,
     so descending a long chain that is not (one node per prefix) stays linear."""
-    if is_logic(e):
-        return all(_two_valued_skeleton(x, env) for x in A.children(e))
-    return two_valued(e, env)
+    if not is_logic(e):
+        return two_valued(e, env)
+    for x in A.children(e):  # noqa: SIM110 (a loop: one frame per level of a chain)
+        if not _two_valued_skeleton(x, env):
+            return False
+    return True
 
 
 def _atom_table(

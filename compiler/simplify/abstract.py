@@ -362,6 +362,9 @@ def canon(e: A.Expr, env: Env) -> A.Expr:
 
 def _canon(e: A.Expr, env: Env) -> A.Expr:
     match e:
+        case A.Binary(left=left, right=right):  # `map_children` without its frames: chains
+            l2, r2 = canon(left, env), canon(right, env)  # of a few hundred operands nest
+            return e if (l2 is left and r2 is right) else replace(e, left=l2, right=r2)
         case A.AttrRef(name=n, scope=s):
             key = env.resolve(e)
             scope = key.split(".", 1)[0] if key is not None else s
@@ -385,7 +388,10 @@ def deterministic(e: A.Expr) -> bool:
     """No `random()` inside (two occurrences of the same text may differ)."""
     if isinstance(e, A.Call) and e.key in NONDETERMINISTIC:
         return False
-    return all(deterministic(x) for x in A.children(e))
+    for x in A.children(e):  # noqa: SIM110 (a loop: one frame per level of a chain)
+        if not deterministic(x):
+            return False
+    return True
 
 
 def _impure(e: A.Expr) -> bool:

@@ -18,7 +18,7 @@ from typing import Final, Literal
 from compiler.classad import ast as A
 from compiler.classad.values import Value
 from compiler.simplify.abstract import truth_values
-from compiler.simplify.context import Ctx, Rule
+from compiler.simplify.context import Ctx, Memo, Rule
 from compiler.simplify.domains import Domain, Env
 from compiler.simplify.passes import (
     assume,
@@ -33,7 +33,7 @@ from compiler.simplify.passes import (
     redundancy,
     truth_context,
 )
-from compiler.simplify.regions import possible_truths
+from compiler.simplify.regions import true_and_otherwise
 
 #: Node-local rewrites, in the order they are tried at each node.
 RULES: Final[tuple[Rule, ...]] = (
@@ -72,7 +72,15 @@ class Simplified:
 
 
 def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
-    """Apply the rules at one node until none fires (children are left to the next sweep)."""
+    """Apply the rules at one node until none fires (children are left to the next sweep).
+
+    Memoised (`Ctx.memo`): the rules are pure functions of the node, and the nodes where
+    none fires are recorded as settled (chain passes use it, see `Ctx.new_from`)."""
+    memo = ctx.memo(e)
+    done = memo.local.get(e)
+    if done is not None:
+        return done
+    start = e
     for _ in range(_MAX_ROUNDS):
         for rule in RULES:
             new = rule(e, ctx)
@@ -80,12 +88,21 @@ def _at_node(e: A.Expr, ctx: Ctx) -> A.Expr:
                 e = new
                 break
         else:
-            return e
+            memo.settled.add(e)
+            memo.local[e] = e
+            break
+    memo.local[start] = e
     return e
 
 
 def _sweep(e: A.Expr, ctx: Ctx) -> A.Expr:
-    return _at_node(A.map_children(e, lambda x: _sweep(x, ctx)), ctx)
+    """One bottom-up pass; a subtree already swept (`Ctx.memo`) is not visited again."""
+    memo = ctx.memo(e)
+    done = memo.swept.get(e)
+    if done is None:
+        done = _at_node(A.map_children(e, lambda x: _sweep(x, ctx)), ctx)
+        memo.swept[e] = done
+    return done
 
 
 def run_rules(e: A.Expr, ctx: Ctx) -> A.Expr:
@@ -99,9 +116,26 @@ def run_rules(e: A.Expr, ctx: Ctx) -> A.Expr:
     return e
 
 
+#: The memo of each assumption-free Env, shared by every call with its domains (see
+#: `Ctx`); one is dropped and started again past `_SHARED_MAX` nodes.
+_SHARED: dict[Env, Memo] = {}
+_SHARED_MAX: Final = 200_000
+
+
+def _context(env: Env, max_vars: int) -> Ctx:
+    base = Env.make(dict(env.domains), {}) if env.assume else env
+    shared = _SHARED.get(base)
+    if shared is None or len(shared.local) + len(shared.swept) > _SHARED_MAX:
+        if len(_SHARED) > 64:
+            _SHARED.clear()
+        shared = _SHARED[base] = Memo()
+    assumed = frozenset(key.split(".", 1)[1] for key, _ in env.assume)
+    return Ctx(env, max_vars, shared=shared, assumed=assumed)
+
+
 @lru_cache(maxsize=4096)
 def _simplify(expr: A.Expr, env: Env, max_vars: int) -> Simplified:
-    ctx = Ctx(env, max_vars)
+    ctx = _context(env, max_vars)
     e = run_rules(expr, ctx)
     for global_pass in GLOBAL:
         new = global_pass(e, ctx)
@@ -133,11 +167,13 @@ def truth(
     otherwise, or not provable."""
     env = Env.make(domains or {}, assume or {})
     e = _simplify(expr, env, 8).expr
-    found = possible_truths(e, env)
-    if found is None:
+    seen = true_and_otherwise(e, env)
+    if seen is None:
         found = truth_values(e, env)
-    if "T" not in found:
+        seen = ("T" in found, bool(found - {"T"}))
+    can_be_true, can_be_other = seen
+    if not can_be_true:
         return "dead"
-    if found == {"T"}:
+    if not can_be_other:
         return "always"
     return "live"

@@ -32,7 +32,7 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from compiler.classad import ast as A
 from compiler.classad.values import ERROR, UNDEFINED, RelTime, Value
@@ -225,16 +225,38 @@ def _in(x: float, a: Abs) -> bool:
 
 
 def _tv(v: object) -> str:
+    if v is True:  # the common cases first: the oracle's inner loop
+        return "T"
+    if v is False:
+        return "F"
     return v.tv if isinstance(v, Opaque) else tv_of_value(v)
 
 
-Fn = Callable[[tuple[Value, ...], tuple[str, ...]], object]
+#: (subject values, opaque truth values): tuples indexed by position in a `_Space`, or
+#: dicts keyed by the leaves' canonical forms for the probes (`_keyed`).
+Fn = Callable[[Any, Any], object]
 
 
-def _compile(e: A.Expr, env: Env, subj: dict[A.Expr, int], opq: dict[A.Expr, int]) -> Fn:
+class _ByKey(dict[A.Expr, A.Expr]):
+    """The index of the probes' closures: every leaf is looked up by its canonical form
+    itself, and no bare leaf is read as a subject (`_probe_ok` makes sure none is one)."""
+
+    def __missing__(self, key: A.Expr) -> A.Expr:
+        return key
+
+    def __contains__(self, key: object) -> bool:
+        return False
+
+
+_KEYS: Final = _ByKey()
+
+
+def _compile(e: A.Expr, env: Env, subj: dict[A.Expr, Any], opq: dict[A.Expr, Any]) -> Fn:
     """A closure evaluating the skeleton of `e` with ClassAd's exact tables."""
 
     def sub(x: A.Expr) -> Fn:
+        if subj is _KEYS:
+            return _keyed(x, env)
         return _compile(x, env, subj, opq)
 
     match e:
@@ -321,11 +343,128 @@ def _enumerate(exprs: tuple[A.Expr, ...], env: Env) -> Iterator[tuple[object, ..
     return gen()
 
 
+# -- probes: a quick counterexample before the full enumeration -------------------------
+#
+# Most candidate rewrites the passes propose are wrong (in `c1 || c2 || ... || cN` every
+# pair of operands shares its subjects, so each pair is tried), and the full enumeration
+# of a pair's situations costs about a millisecond. A *probe* is one situation of the
+# oracle's own model: a value for every subject and a truth value for every opaque leaf,
+# taken from the first situations in which a part of `a` or `b` has each of its truth
+# values (its *witnesses*, computed once per part). If `a` and `b` differ in a probe they
+# differ in the cell of the full enumeration that holds it (every comparison and type
+# test has the same value there, and opaque leaves take every truth value), so the full
+# enumeration would answer False too: probing changes the cost, never the answer. It is
+# not used when a leaf is both read bare and compared (the full enumeration then reads
+# the bare leaf from its cell's sample, not from the probe's value).
+
+#: Subject values and opaque truth values of one situation, keyed by canonical leaf.
+Probe = tuple[dict[A.Expr, Value], dict[A.Expr, str]]
+
+#: Situations looked at when searching a part's witnesses.
+_WITNESS_ROWS: Final = 4000
+
+
+@lru_cache(maxsize=1 << 16)
+def _keyed(e: A.Expr, env: Env) -> Fn:
+    """`e`'s closure over probes (dicts keyed by canonical leaf), shared by all probes."""
+    return _compile(e, env, _KEYS, _KEYS)
+
+
+@lru_cache(maxsize=1 << 16)
+def _leaf_sets(e: A.Expr, env: Env) -> tuple[frozenset[A.Expr], frozenset[A.Expr], bool]:
+    """(keys read as subjects, keys of opaque leaves, deterministic) of `e`'s skeleton,
+    as `_Space.collect` finds them (built from the parts' sets for a logical node)."""
+    if isinstance(e, A.Binary) and e.op in ("&&", "||") and deterministic(e):
+        sl, ol, _ = _leaf_sets(e.left, env)
+        sr, orr, _ = _leaf_sets(e.right, env)
+        return sl | sr, ol | orr, True
+    space = _Space(env)
+    space.collect(e)
+    return frozenset(space.subjects), frozenset(space.opaque), space.exact
+
+
+@lru_cache(maxsize=1 << 16)
+def _witnesses(e: A.Expr, env: Env) -> tuple[Probe, ...] | None:
+    """The first situation of `e`'s own space for each truth value it takes (None when
+    the space is not enumerable), UNDEFINED and ERROR first: a wrong candidate most
+    often shows where an operand is UNDEFINED (`U || c` is not `U || TRUE`)."""
+    space = _Space(env)
+    space.collect(e)
+    found = space.situations()
+    if found is None:
+        return None
+    subj_samples, op_values = found
+    skeys, okeys = list(space.subjects), list(space.opaque)
+    fn = space.compile(e)
+    wanted = truth_values(e, env)
+    out: dict[str, Probe] = {}
+    rows = 0
+    for sv in itertools.product(*subj_samples):
+        for ov in itertools.product(*op_values):
+            t = _tv(fn(sv, ov))
+            if t not in out:
+                out[t] = (dict(zip(skeys, sv, strict=True)), dict(zip(okeys, ov, strict=True)))
+                if wanted <= out.keys():
+                    return _in_probe_order(out)
+            rows += 1
+            if rows >= _WITNESS_ROWS:
+                return _in_probe_order(out)
+    return _in_probe_order(out)
+
+
+def _in_probe_order(found: dict[str, Probe]) -> tuple[Probe, ...]:
+    return tuple(found[t] for t in "UETF" if t in found)
+
+
+def _parts(e: A.Expr) -> tuple[A.Expr, ...]:
+    if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+        return (e.left, e.right)
+    return (e,)
+
+
+def _probe_differs(a: A.Expr, b: A.Expr, env: Env, as_truth: bool) -> bool:
+    """True when some probe shows `a` and `b` with different values (so they are not
+    equivalent); False when none does or probing does not apply. The parts that only
+    one side has are probed first: that is where a wrong candidate usually shows."""
+    sa, oa, xa = _leaf_sets(a, env)
+    sb, ob, xb = _leaf_sets(b, env)
+    subjects, opaque = sa | sb, oa | ob
+    if not (xa and xb) or subjects & opaque:
+        return False
+    pa, pb = _parts(a), _parts(b)
+    shared = [x for x in pa if x in pb]
+    parts = [x for x in dict.fromkeys((*pa, *pb)) if x not in shared] + shared
+    found = []
+    for part in parts:
+        w = _witnesses(part, env)
+        if not w:
+            return False
+        found.append(w)
+    base_s: dict[A.Expr, Value] = {}
+    base_o: dict[A.Expr, str] = {}
+    for w in reversed(found):
+        base_s.update(w[0][0])
+        base_o.update(w[0][1])
+    if not (subjects <= base_s.keys() and opaque <= base_o.keys()):
+        return False
+    fa, fb = _keyed(a, env), _keyed(b, env)
+    for w in found:
+        for ws, wo in w:
+            sv = {**base_s, **ws} if ws.keys() != base_s.keys() else ws
+            ov = {**base_o, **wo} if wo.keys() != base_o.keys() else wo
+            va, vb = fa(sv, ov), fb(sv, ov)
+            if (_tv(va) != _tv(vb)) if as_truth else not _same(va, vb):
+                return True
+    return False
+
+
 @lru_cache(maxsize=16384)
 def equivalent(a: A.Expr, b: A.Expr, env: Env, *, as_truth: bool = False) -> bool:
     """True only if `a` and `b` have the same value in every situation (`as_truth`: the
     same truth value, enough where the context is a logical operand). False = unknown or
     different."""
+    if _probe_differs(a, b, env, as_truth):
+        return False
     rows = _enumerate((a, b), env)
     if rows is None:
         return False
@@ -345,6 +484,25 @@ def possible_truths(e: A.Expr, env: Env) -> frozenset[str] | None:
     if rows is None:
         return None
     return frozenset(_tv(v) for (v,) in rows)
+
+
+@lru_cache(maxsize=4096)
+def true_and_otherwise(e: A.Expr, env: Env) -> tuple[bool, bool] | None:
+    """(whether `e` can be TRUE, whether it can be anything else), what `truth` needs of
+    `possible_truths`; the enumeration stops as soon as both are seen (a live guard of a
+    long allow-list shows both within its first rows). None: too many situations."""
+    rows = _enumerate((e,), env)
+    if rows is None:
+        return None
+    true = other = False
+    for (v,) in rows:
+        if _tv(v) == "T":
+            true = True
+        else:
+            other = True
+        if true and other:
+            break
+    return true, other
 
 
 @lru_cache(maxsize=16384)

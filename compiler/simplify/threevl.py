@@ -50,9 +50,12 @@ def tv_of_value(v: Value) -> TV:
     return _TV_OF_TRUTH[t]
 
 
+_VALUE_OF_TV: Final[dict[str, Value]] = {"T": True, "F": False, "U": UNDEFINED, "E": ERROR}
+
+
 def value_of_tv(t: str) -> Value:
     """The value a logical operator returns for a truth value."""
-    return {"T": True, "F": False, "U": UNDEFINED, "E": ERROR}[t]
+    return _VALUE_OF_TV[t]
 
 
 def compare(op: str, a: Value, b: Value) -> Value:

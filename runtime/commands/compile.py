@@ -14,6 +14,10 @@ shows the residual guards. `--differences` lists the rows where the manual and t
 semantics differ for this policy, with the reference's D-number.
 
 Bad input (unknown template, a malformed `--assume`) exits 2 with a message.
+
+A compile that takes longer than `PROGRESS_AFTER` seconds (a START that is an OR of a
+hundred clauses on a slow machine) shows a spinner on stderr until it is done, only when
+stderr is a terminal and the output is not JSON, so pipes and scripts see nothing.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ import difflib
 import io
 import json
 import sys
-from collections.abc import Sequence
-from typing import Any
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
 
 from compiler import RowDifference, StateTable, compile_policy, load_attributes, policy_differences
 from compiler.classad import UNDEFINED, ClassAdSyntaxError, parse
@@ -37,6 +43,8 @@ from runtime.commands._policy_args import add_policy_arguments, load_policy
 NAME = "compile"
 HELP = "Compile a policy into the era's state table (simplified guards, dead/always rows)."
 FORMATS = ("table", "md", "json", "csv")
+#: Seconds a compile runs before the progress spinner appears.
+PROGRESS_AFTER = 2.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,17 +119,60 @@ def run(args: argparse.Namespace) -> int:
         if hint:
             print(f"condor-policy: warning: {hint}", file=sys.stderr)
     choice = load_policy(args)
+    message = f"compiling {choice.description} ({choice.era})"
     if args.differences:
-        diffs = policy_differences(choice.config, choice.era, assume=assume)
+        with progress(message, fmt=args.format):
+            diffs = policy_differences(choice.config, choice.era, assume=assume)
         print(render_differences(diffs, args.format, choice.era, choice.description), end="")
         return 0
-    table = compile_policy(
-        choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
-    )
+    with progress(message, fmt=args.format):
+        table = compile_policy(
+            choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
+        )
     for warning in table.warnings:
         print(f"condor-policy: warning: {warning}", file=sys.stderr)
     _print_table(table, args.format)
     return 0
+
+
+@contextmanager
+def progress(
+    message: str,
+    *,
+    fmt: str,
+    stream: TextIO | None = None,
+    after: float | None = None,
+) -> Iterator[None]:
+    """A rich spinner with `message` on `stream` (stderr) once the body has run for
+    `after` seconds (`PROGRESS_AFTER`), removed when it ends; nothing at all when the
+    stream is not a terminal or `fmt` is "json" (machine-read output)."""
+    out = sys.stderr if stream is None else stream
+    if fmt == "json" or not out.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    status = Console(file=out).status(message)
+    lock = threading.Lock()
+    state = {"done": False, "shown": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"]:
+                status.start()
+                state["shown"] = True
+
+    timer = threading.Timer(PROGRESS_AFTER if after is None else after, show)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["shown"]:
+                status.stop()
 
 
 def _print_table(table: StateTable, fmt: str) -> None:

@@ -8,14 +8,15 @@ chain that already holds UNDEFINED). Mirror image for `||` (c evaluated only whe
 FALSE or UNDEFINED). The candidates c' replace one atom of c that shares a subject with p
 (or a copy of p itself) by TRUE or FALSE; the region oracle decides. Example, with the
 startd's domains: `KeyboardIdle > 900 && !(KeyboardIdle < 60 || X)` ->
-`KeyboardIdle > 900 && !X`.
+`KeyboardIdle > 900 && !X`. An operand is simplified given the operands `partners` names
+(all of them up to `ALL_PAIRS` operands; context.py says why).
 """
 
 from __future__ import annotations
 
 from compiler.classad import ast as A
 from compiler.simplify.abstract import canon
-from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten, leaves
+from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten, leaves, partners
 from compiler.simplify.domains import Env
 from compiler.simplify.regions import equivalent, leaf_keys
 
@@ -49,9 +50,9 @@ def simplify_given_earlier(e: A.Expr, ctx: Ctx) -> A.Expr | None:
         return None
     op, env = e.op, ctx.env
     items = flatten(e, op)
-    for j in range(1, len(items)):
+    for j in range(max(1, ctx.new_from(e, items)), len(items)):
         c = items[j]
-        for i in range(j):
+        for i in partners(j, len(items)):
             p = items[i]
             if not leaf_keys(p, env) & leaf_keys(c, env):
                 continue

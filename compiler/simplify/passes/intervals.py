@@ -35,7 +35,7 @@ def merge_neighbours(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     if not (isinstance(e, A.Binary) and e.op in ("&&", "||")):
         return None
     items = flatten(e, e.op)
-    for i in range(len(items) - 1):
+    for i in range(max(0, ctx.new_from(e, items) - 1), len(items) - 1):
         p, c = items[i], items[i + 1]
         sp, sc = split_comparison(p), split_comparison(c)
         if sp is None or sc is None or canon(sp[0], ctx.env) != canon(sc[0], ctx.env):

@@ -32,11 +32,21 @@ from compiler.simplify.regions import split_comparison
 
 def minimise_skeletons(e: A.Expr, ctx: Ctx) -> A.Expr:
     """Top-down: minimise each maximal two-valued logical subtree once."""
-    if is_logic(e):
-        atoms = leaves(e)
-        if all(two_valued(a, ctx.env) for a in atoms):
-            return _minimise(e, atoms, ctx)
+    if is_logic(e) and _two_valued_skeleton(e, ctx.env):
+        return _minimise(e, leaves(e), ctx)
     return A.map_children(e, lambda x: minimise_skeletons(x, ctx))
+
+
+@lru_cache(maxsize=1 << 16)
+def _two_valued_skeleton(e: A.Expr, env: Env) -> bool:
+    """Every atom of `e`'s logical skeleton (`leaves`) is two-valued; memoised per node,
+    so descending a long chain that is not (one node per prefix) stays linear."""
+    if not is_logic(e):
+        return two_valued(e, env)
+    for x in A.children(e):  # noqa: SIM110 (a loop: one frame per level of a chain)
+        if not _two_valued_skeleton(x, env):
+            return False
+    return True
 
 
 def _atom_table(

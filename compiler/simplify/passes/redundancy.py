@@ -15,13 +15,14 @@ Laws, for an operand c that comes *after* an operand p of the same `&&` chain:
   connectives.py.
 `||` is the mirror image (drop c when `p || c` = `p`; c -> TRUE when `p || c` = `p || TRUE`).
 Only later operands are touched: dropping an earlier one could expose an ERROR that the
-chain used to stop before.
+chain used to stop before. Each operand is compared with the operands `partners` names
+(all of them up to `ALL_PAIRS` operands; context.py says why).
 """
 
 from __future__ import annotations
 
 from compiler.classad import ast as A
-from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten
+from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten, partners
 from compiler.simplify.regions import equivalent, leaf_keys
 
 
@@ -31,11 +32,14 @@ def redundant_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     op = e.op
     forced = FALSE if op == "&&" else TRUE
     items = flatten(e, op)
-    for j in range(1, len(items)):
+    # A settled left chain of 3+ operands had every pair tried (with 2 the pair law is
+    # `_pair`'s stricter one, so its pair is tried again here).
+    seen = ctx.new_from(e, items)
+    for j in range(seen if seen >= 3 else 1, len(items)):
         c = items[j]
         if c in (TRUE, FALSE):
             continue
-        for i in range(j):
+        for i in partners(j, len(items)):
             p = items[i]
             # With no leaf in common the oracle would vary them independently: no law.
             if not leaf_keys(p, ctx.env) & leaf_keys(c, ctx.env):

@@ -40,8 +40,8 @@ def truth_only_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     match e:
         case A.Binary(op="&&" | "||"):
             items = flatten(e, e.op)
-            for i, x in enumerate(items):
-                y = _as_truth(x, ctx.env)
+            for i in range(ctx.new_from(e, items), len(items)):
+                y = _as_truth(items[i], ctx.env)
                 if y is not None:
                     return chain(e.op, [*items[:i], y, *items[i + 1 :]])
             return None

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from compiler.classad import ClassAdSyntaxError, compile_expr, parse, unparse
+from compiler.classad import ClassAdSyntaxError, call_deep, compile_expr, parse, unparse
 from compiler.classad import ast as A
 from compiler.classad.values import Value
 from compiler.config import Config, load_config
@@ -67,6 +67,19 @@ def compile_policy(
     the simplification, so the table shows the residual guards. `source` describes the
     policy in the table's title (default: the files read).
     """
+    # Expanding, simplifying and compiling walk the guards recursively; a long
+    # allow-list (`Owner == "u1" || ... || Owner == "u400"`) nests one level per
+    # operand, so a compile that runs out of recursion is retried with a deep stack.
+    return call_deep(lambda: _compile_policy(config, era, semantics, assume, source))
+
+
+def _compile_policy(
+    config: Config | None,
+    era: str,
+    semantics: str,
+    assume: Mapping[str, Value] | None,
+    source: str | None,
+) -> StateTable:
     if era not in ERAS:
         raise PolicyError(f"unknown era {era!r} (known: {', '.join(ERAS)})")
     if semantics not in SEMANTICS:

@@ -9,6 +9,13 @@
   the same instant never changes under its holder;
 * a slot asked about a trigger that cannot fire gives the same event log (every
   record, in order) as one that always pulls the transitions machine.
+
+The two scenario replays cost minutes over every scenario, so the default (README) run
+replays a deterministic sample (`SAMPLE`): every 7th scenario of the sorted list from
+the 6th on, plus the ones named in `NAMED` for what they exercise (the CpuBusy latch,
+retirement, timers). The others are parametrized too, marked `explore`: `pytest -m
+explore tests/runtime/test_fast_paths.py` replays them, `-m "explore or not explore"`
+every scenario.
 """
 
 from __future__ import annotations
@@ -34,6 +41,39 @@ from runtime.slot_ad import AdBuilder
 from tests.runtime.support import compiled, load, run_trace, scenario_files
 
 ERAS = ("condor-6.4", "condor-6.8", "htcondor-current")
+
+#: Scenarios the default run always replays, for what they exercise (era/name).
+NAMED = {
+    "htcondor-current/desktop_escalation": "the CpuBusy latch and its published times",
+    "htcondor-current/suspend_in_retirement": "retirement: the limit shrinks, it expires",
+    "htcondor-current/lease_expiry": "timers: the job lease runs out",
+}
+
+
+def _name(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def _sample() -> frozenset[str]:
+    """The default run's scenarios (module docstring): every 7th from the 6th, and NAMED."""
+    return frozenset(_name(p) for p in scenario_files()[5::7]) | NAMED.keys()
+
+
+SAMPLE = _sample()
+
+
+def _scenarios() -> list[Any]:
+    """Every scenario; those outside SAMPLE marked `explore` (dropped by default)."""
+    return [
+        pytest.param(p, id=_name(p), marks=() if _name(p) in SAMPLE else pytest.mark.explore)
+        for p in scenario_files()
+    ]
+
+
+def test_the_sample_names_scenarios_that_exist() -> None:
+    names = {_name(p) for p in scenario_files()}
+    assert NAMED.keys() <= names
+    assert 8 <= len(SAMPLE) < len(names)
 
 
 @pytest.mark.parametrize("semantics", ["manual", "code"])
@@ -70,7 +110,7 @@ def _shown(ad: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", _scenarios())
 def test_refreshed_ad_equals_a_fresh_build(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     current = AdBuilder.current
     checked: list[int] = []
@@ -140,7 +180,7 @@ def test_public_ad_is_a_snapshot() -> None:
     assert slot.ad["MyCurrentTime"] == int(slot.clock.now())
 
 
-@pytest.mark.parametrize("path", scenario_files()[::3], ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", _scenarios())
 def test_asking_first_gives_the_same_log_as_always_pulling(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

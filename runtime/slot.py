@@ -123,7 +123,11 @@ class _Context:
             now = slot.clock.now()
             if after is None:
                 state = slot.record
-                target = self.target(against, state)
+                if against == "job":  # self.target, inline: the common case of a poll
+                    job = self.job if self.job is not None else state.job
+                    target = None if job is None else slot.classad(job)
+                else:
+                    target = self.target(against, state)
                 my = slot.ads.current(state, slot.pair, now, slot.overrides, guard.expr, target)
             else:
                 state = slot.hypothetical(after, self.job)

@@ -4,7 +4,11 @@
   every event/timer name of every era's table (both semantics);
 * `AdBuilder.current` (the slot's own ad, refreshed in place between passes) equals a
   slot ad built from scratch by `AdBuilder.build` at every evaluation of every
-  scenario, name by name, in the same order, with the same value types;
+  scenario, name by name, in the same order, with the same value types; when a guard
+  asked and only what it can read was refreshed, in every name the guard's text reaches
+  (following the ad's expressions) and in the guard's value, and the whole ad as soon
+  as it is asked for without a guard; a guard read through `eval`, `MY[...]`, a stored
+  expression calling `eval` or a target expression gets the whole refresh;
 * a poll sees a sensor change and the clock moving, and an ad handed out earlier in
   the same instant never changes under its holder;
 * a slot asked about a trigger that cannot fire gives the same event log (every

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
-from compiler import CompiledGuard, StateTable
+from compiler import CompiledGuard, StateTable, holds
 from compiler.classad import ClassAd
 from compiler.errors import PolicyError
 from compiler.machine import pair_name, to_transitions, trigger_index
@@ -120,10 +120,20 @@ class _Context:
             ok, my, target = next(self.replay)
         else:
             slot = self.slot
-            state = slot.record if after is None else slot.hypothetical(after, self.job)
-            my = slot.eval_ad() if after is None else slot.eval_ad(state)
-            target = self.target(against, state)
-            ok = guard.test(my, target, ctx=eval_context(slot.clock.now()))
+            now = slot.clock.now()
+            if after is None:
+                state = slot.record
+                if against == "job":  # self.target, inline: the common case of a poll
+                    job = self.job if self.job is not None else state.job
+                    target = None if job is None else slot.classad(job)
+                else:
+                    target = self.target(against, state)
+                my = slot.ads.current(state, slot.pair, now, slot.overrides, guard.expr, target)
+            else:
+                state = slot.hypothetical(after, self.job)
+                my = slot.eval_ad(state)
+                target = self.target(against, state)
+            ok = holds(guard.predicate(my, target, ctx=eval_context(now)))  # guard.test
             if self.tested is not None:
                 self.tested.append((ok, my, target))
         if ok:
@@ -448,6 +458,7 @@ class Slot:
                 ctx.tested = None
             if not passes:
                 return False
+            self.eval_ad()  # the ads the guards saw filled in (for the record and actions)
             ctx.last.clear()
             ctx.replay = iter(tested)
             try:

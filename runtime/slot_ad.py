@@ -19,6 +19,19 @@ when an attribute they read changes (`memo_keys`, `_Memo`). Every value is the o
 `build` would give (a test compares them on every pass of the scenarios); a refresh
 within the same instant that changes something copies the ads first, so an ad handed
 out in that instant never changes under its holder. It decides no transition.
+
+A guard asks for the ad with its expression and target (`current(..., guard, target)`).
+In the one-ad case, at a new instant, with the same overrides, the ad is then refreshed
+only in what that guard can read (`reads`, following the ad's expressions; the target's
+values under those names must be plain, as a target expression may read MY), in what
+CpuBusy reads, and, when the guard reads a timed predicate, in what the retirement
+limit reads (`_plan`, `_partial`); CpuBusy is evaluated (the latch moves as on a whole
+refresh) and the rest is filled in, for the same instant and sensor reading, when the
+ad is next asked for without a guard (`_complete`: actions, timers, `Slot.ad`, a
+transition about to be recorded). A guard the analysis cannot read (`eval`, `MY[...]`,
+an ad as a value, a stored expression doing so) gets the whole refresh; so does every
+guard while CpuBusy or the retirement limit calls `random()` (filling in evaluates the
+limit again: only while that gives the same value).
 """
 
 from __future__ import annotations
@@ -39,6 +52,7 @@ from runtime.ads import (
     ad_layout,
     clock_quantities,
     cpu_busy_attrs,
+    eval_context,
     machine_ad,
     moving_values,
     predicates,
@@ -76,6 +90,12 @@ class _Live:
     named: list[tuple[str, Any]]
     given: list[tuple[str, Any]]
     timed: tuple[int, ...]
+    pending: Mapping[str, Any] | None = None
+    latch: tuple[Any, ...] = ()
+    applied: list[tuple[tuple[int, ...], bool]] = field(default_factory=list)
+    plans: dict[tuple[int, int], tuple[Any, Any, tuple[tuple[int, ...], bool] | None]] = field(
+        default_factory=dict
+    )
 
 
 def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -214,7 +234,7 @@ _ABSENT: Any = object()
 
 def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
     """The same values, type for type (1 and 1.0 and True differ in a ClassAd)."""
-    return all(a is b or (type(a) is type(b) and a == b) for a, b in zip(old, new, strict=True))
+    return old == new and list(map(type, old)) == list(map(type, new))
 
 
 def _same_items(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> bool:
@@ -223,6 +243,13 @@ def _same_items(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> bool:
         a == c and (b is d or (type(b) is type(d) and b == d))
         for (a, b), (c, d) in zip(old, new, strict=True)
     )
+
+
+def _given(overrides: Mapping[str, Any], given: list[tuple[str, Any]]) -> bool:
+    """`overrides` holds the very values of `given` (identity: a cheap, strict check)."""
+    if len(overrides) != len(given):
+        return False
+    return all(overrides.get(name, _ABSENT) is value for name, value in given)
 
 
 def _distinct(names: list[str]) -> bool:
@@ -264,14 +291,37 @@ class AdBuilder:
         self.cache = None
 
     def current(
-        self, record: SlotState, pair: Pair, now: float, overrides: Mapping[str, Any]
+        self,
+        record: SlotState,
+        pair: Pair,
+        now: float,
+        overrides: Mapping[str, Any],
+        guard: Expr | None = None,
+        target: Any = None,
     ) -> ClassAd:
-        """The slot's ad now (cached per instant, record and pair); advances the latch."""
+        """The slot's ad now (cached per instant, record and pair); advances the latch.
+
+        With `guard` (a guard's expression, evaluated against `target`), the ad may be
+        refreshed only in what that guard can read (`_partial`): the rest is filled in
+        when the ad is next asked for without a guard in the same instant."""
         key = (now, id(record), pair)
-        if self.cache is not None and self.cache[0] == key:
-            return self.cache[1]
-        sensors = self.read_sensors(now)
+        cache = self.cache
         live = self.live
+        if cache is not None and cache[0] == key:
+            assert live is not None
+            if live.pending is None:
+                return cache[1]
+            if guard is not None:
+                plan = self._plan(live, guard, target)
+                if plan is not None and (
+                    plan in live.applied or self._partial(live, now, live.pending, plan)
+                ):
+                    return live.ad
+            live = self._complete(live)
+            self.live = live
+            self.cache = (key, live.ad)
+            return live.ad
+        sensors = self.read_sensors(now)
         if (
             live is None
             or live.record is not record
@@ -280,10 +330,157 @@ class AdBuilder:
         ):
             live = self._fresh(record, pair, now, overrides, sensors)
         else:
+            if (
+                guard is not None
+                and live.shared
+                and live.in_place
+                and now != live.now
+                and _given(overrides, live.given)
+            ):
+                plan = self._plan(live, guard, target)
+                if plan is not None and self._partial(live, now, sensors, plan):
+                    self.cache = (key, live.ad)
+                    return live.ad
+            live.pending = None
             live = self._refresh(live, now, overrides, sensors)
         self.live = live
         self.cache = (key, live.ad)
         return live.ad
+
+    def _plan(self, live: _Live, guard: Expr, target: Any) -> tuple[tuple[int, ...], bool] | None:
+        """What a partial refresh for `guard` against `target` must refresh: the indices
+        of `_Live.moved` it may read, with those CpuBusy reads, and whether it may read
+        a timed predicate (then also what the retirement limit reads); None when `reads`
+        cannot tell or the target holds something else than a plain value under one of
+        those names (a target expression may read MY)."""
+        key = (id(guard), id(target))
+        hit = live.plans.get(key)
+        if hit is not None and hit[0] is guard and hit[1] is target:
+            return hit[2]
+        plan = self._make_plan(live, guard, target)
+        live.plans[key] = (guard, target, plan)
+        return plan
+
+    def _make_plan(
+        self, live: _Live, guard: Expr, target: Any
+    ) -> tuple[tuple[int, ...], bool] | None:
+        lowered = live.ad.lowered()
+        names = reads(guard, lowered)
+        if names is None:
+            return None
+        if target is not None:
+            if type(target) is not ClassAd:
+                return None
+            theirs = target.lowered()
+            for name in names:
+                raw = theirs.get(name)
+                if raw is not None and type(raw) not in _PLAIN:
+                    return None
+        helpers = self.spec.helpers
+        sources = self.policy.sources
+        timed = any(name.lower() in names for name in TIMED_PREDICATES)
+        for name in (helpers.retirement.limit, helpers.cpu_busy.expression):
+            # evaluated again when the ad is filled in: only while that gives the same
+            found = _reading(sources.get(name), lowered)
+            if found is None or "random" in found[1]:
+                return None
+            if name == helpers.cpu_busy.expression or timed:
+                names = names | found[0]
+        return tuple(i for i, (n, _) in enumerate(live.moved) if n.lower() in names), timed
+
+    def _partial(
+        self,
+        live: _Live,
+        now: float,
+        sensors: Mapping[str, Any],
+        plan: tuple[tuple[int, ...], bool],
+    ) -> bool:
+        """`_refresh_shared` of only what `plan` names (in place; the rest is left as it
+        was and filled in by `_complete`); False, having changed nothing, when a value
+        to set is not a plain one (the full refresh analyses the ad anew)."""
+        record, pair = live.record, live.pair
+        moved = live.moved
+        read = live.read
+        nread = len(read)
+        changes: list[tuple[int, str, Any]] = []
+        clocked: dict[str, Any] | None = None
+        for i in plan[0]:
+            name, was = moved[i]
+            if i < nread:
+                value = sensors[read[i][1]]
+            else:
+                if clocked is None:
+                    clocked = clock_quantities(record, pair, now)
+                value = clocked[live.moving[i - nread][1].quantity]
+            if was is not value and (type(was) is not type(value) or was != value):
+                if type(value) not in _PLAIN:
+                    return False
+                changes.append((i, name, value))
+        ad = live.ad
+        for i, name, value in changes:
+            moved[i] = (name, value)
+            ad[name] = value
+        rule = self.spec.helpers.cpu_busy
+        fn = live.policy.exprs.get(rule.expression)
+        if fn is not None:
+            busy = holds(fn(ad, None, ctx=eval_context(now)))
+            if busy != self.cpu_busy[0]:
+                self.cpu_busy = (busy, now if busy else None, now)
+            latch = (*self.cpu_busy, now if busy else None)
+            if latch != live.latch:  # the attributes are a function of these alone
+                cpu = list(cpu_busy_attrs(rule, *self.cpu_busy, now).items())
+                _set(ad, _changes(live.cpu, cpu), False)
+                live.cpu = cpu
+                live.latch = latch
+        if plan[1]:
+            named, timed = self._timed(live, now, dict(live.given), ad)
+            _set(ad, timed, False)
+            live.named = named
+        if live.pending is not sensors:
+            live.applied.clear()  # a new instant
+        live.applied.append(plan)
+        live.now = now
+        live.pending = sensors
+        return True
+
+    def _complete(self, live: _Live) -> _Live:
+        """`live` after a partial refresh, filled in for the same instant and sensor
+        reading (in place: what the holders of the ad read is already set)."""
+        sensors = live.pending
+        assert sensors is not None
+        live.pending = None
+        record, pair, now = live.record, live.pair, live.now
+        moved = [(n, sensors[k]) for n, k in live.read]
+        if live.moving:
+            clocked = clock_quantities(record, pair, now)
+            moved += [(n, clocked[m.quantity]) for n, m in live.moving]
+        changed = _changes(live.moved, moved)
+        if any(type(value) not in _PLAIN for _, value in changed):
+            return self._fresh(record, pair, now, dict(live.given), sensors)  # analysed anew
+        live.moved = moved
+        ad = _set(live.ad, changed, False)
+        named, timed = self._timed(live, now, dict(live.given), ad)
+        _set(ad, timed, False)
+        live.named = named
+        return live
+
+    def _timed(
+        self, live: _Live, now: float, overrides: Mapping[str, Any], ad: ClassAd
+    ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+        """The predicates with the timed ones evaluated in `ad` now (the others and the
+        overrides as `live` holds them), and the changes to make."""
+        timed = timed_predicates(live.record, live.pair, now, self.spec, live.policy, ad)
+        changes = []
+        named = live.named
+        for index in live.timed:
+            name, was = named[index]
+            value = overrides[name] if name in overrides else timed[name]
+            if was is not value and (type(was) is not type(value) or was != value):
+                changes.append((name, value))
+                if named is live.named:
+                    named = named.copy()
+                named[index] = (name, value)
+        return named, changes
 
     def _fresh(
         self,
@@ -398,6 +595,7 @@ class AdBuilder:
             cpu = list(self._cpu_busy(live.published, now, track=True).items())
             changed += _changes(live.cpu, cpu)
             live.cpu = cpu
+            live.latch = ()
         live.claimed = _set(live.claimed, changed, copy)
         named = list(
             predicates(record, pair, now, self.spec, self.policy, live.claimed, overrides).items()
@@ -429,26 +627,18 @@ class AdBuilder:
             ad = _set(ad, changes, copy)
             copy = copy and not changes
             live.cpu = cpu
+            live.latch = ()
         given = list(overrides.items())
         if _same_items(given, live.given):
             # only the timed predicates can have moved (`runtime.ads.timed_predicates`)
-            timed = timed_predicates(record, pair, now, self.spec, live.policy, ad)
-            changes = []
-            named = live.named
-            for index in live.timed:
-                name, was = named[index]
-                value = overrides[name] if name in overrides else timed[name]
-                if was is not value and (type(was) is not type(value) or was != value):
-                    changes.append((name, value))
-                    if named is live.named:
-                        named = named.copy()
-                    named[index] = (name, value)
+            named, changes = self._timed(live, now, overrides, ad)
         else:
             named = list(
                 predicates(record, pair, now, self.spec, live.policy, ad, overrides).items()
             )
             changes = _changes(live.named, named)
             live.given = given
+            live.plans.clear()  # an override may be an expression a guard reads through
         live.ad = _set(ad, changes, copy)
         live.named = named
         live.now = now
@@ -481,8 +671,10 @@ class AdBuilder:
         return ClassAd(base)
 
     def read_sensors(self, now: float) -> dict[str, Any]:
+        if type(self.sensors) is FakeSensors:  # a new dict; scripted changes logged by set
+            return self.sensors.read(now)
         values = dict(self.sensors.read(now))
-        if not isinstance(self.sensors, FakeSensors):  # scripted changes are logged by set
+        if not isinstance(self.sensors, FakeSensors):
             self._log_sensor_changes(values)
         return values
 

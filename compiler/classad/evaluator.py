@@ -82,13 +82,19 @@ def function_context(now: Now = None, rng: random.Random | None = None) -> Any:
         def clock() -> int:
             return fixed
 
-    try:
-        # From its own module: the function table (`functions`, with its regex engine)
-        # is imported by the first builtin call, not by every context made.
-        from compiler.classad.functions_context import FunctionContext
-    except ImportError:  # pragma: no cover
-        return _FallbackContext(clock, rng or random.Random())
-    return FunctionContext(now=clock, rng=rng or random.Random())
+    global _function_context
+    if _function_context is None:
+        try:
+            # From its own module: the function table (`functions`, with its regex
+            # engine) is imported by the first builtin call, not by every context made.
+            from compiler.classad.functions_context import FunctionContext
+        except ImportError:  # pragma: no cover
+            return _FallbackContext(clock, rng or random.Random())
+        _function_context = FunctionContext  # (an import statement per call costs a microsecond)
+    return _function_context(now=clock, rng=rng or random.Random())
+
+
+_function_context: Any = None
 
 
 def _wall_clock() -> int:

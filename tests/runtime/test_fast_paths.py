@@ -4,11 +4,22 @@
   every event/timer name of every era's table (both semantics);
 * `AdBuilder.current` (the slot's own ad, refreshed in place between passes) equals a
   slot ad built from scratch by `AdBuilder.build` at every evaluation of every
-  scenario, name by name, in the same order, with the same value types;
+  scenario, name by name, in the same order, with the same value types; when a guard
+  asked and only what it can read was refreshed, in every name the guard's text reaches
+  (following the ad's expressions) and in the guard's value, and the whole ad as soon
+  as it is asked for without a guard; a guard read through `eval`, `MY[...]`, a stored
+  expression calling `eval` or a target expression gets the whole refresh;
 * a poll sees a sensor change and the clock moving, and an ad handed out earlier in
   the same instant never changes under its holder;
 * a slot asked about a trigger that cannot fire gives the same event log (every
   record, in order) as one that always pulls the transitions machine.
+
+The two scenario replays cost minutes over every scenario, so the default (README) run
+replays a deterministic sample (`SAMPLE`): every 7th scenario of the sorted list from
+the 6th on, plus the ones named in `NAMED` for what they exercise (the CpuBusy latch,
+retirement, timers). The others are parametrized too, marked `explore`: `pytest -m
+explore tests/runtime/test_fast_paths.py` replays them, `-m "explore or not explore"`
+every scenario.
 """
 
 from __future__ import annotations
@@ -20,12 +31,13 @@ from typing import Any
 
 import pytest
 
-from compiler.classad import ClassAd, unparse
-from compiler.classad.ast import EXPR_TYPES
+from compiler.classad import ClassAd, compile_expr, parse, unparse
+from compiler.classad.ast import EXPR_TYPES, AttrRef, Expr, Select, walk
 from compiler.config import load_config
 from compiler.policy import compile_policy
 from compiler.spec import Pair
 from compiler.table import StateTable
+from runtime.ads import eval_context
 from runtime.clock import SimClock
 from runtime.engine import Engine
 from runtime.sensors.fake import FakeSensors
@@ -34,6 +46,39 @@ from runtime.slot_ad import AdBuilder
 from tests.runtime.support import compiled, load, run_trace, scenario_files
 
 ERAS = ("condor-6.4", "condor-6.8", "htcondor-current")
+
+#: Scenarios the default run always replays, for what they exercise (era/name).
+NAMED = {
+    "htcondor-current/desktop_escalation": "the CpuBusy latch and its published times",
+    "htcondor-current/suspend_in_retirement": "retirement: the limit shrinks, it expires",
+    "htcondor-current/lease_expiry": "timers: the job lease runs out",
+}
+
+
+def _name(path: Path) -> str:
+    return f"{path.parent.name}/{path.stem}"
+
+
+def _sample() -> frozenset[str]:
+    """The default run's scenarios (module docstring): every 7th from the 6th, and NAMED."""
+    return frozenset(_name(p) for p in scenario_files()[5::7]) | NAMED.keys()
+
+
+SAMPLE = _sample()
+
+
+def _scenarios() -> list[Any]:
+    """Every scenario; those outside SAMPLE marked `explore` (dropped by default)."""
+    return [
+        pytest.param(p, id=_name(p), marks=() if _name(p) in SAMPLE else pytest.mark.explore)
+        for p in scenario_files()
+    ]
+
+
+def test_the_sample_names_scenarios_that_exist() -> None:
+    names = {_name(p) for p in scenario_files()}
+    assert NAMED.keys() <= names
+    assert 8 <= len(SAMPLE) < len(names)
 
 
 @pytest.mark.parametrize("semantics", ["manual", "code"])
@@ -70,26 +115,67 @@ def _shown(ad: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("path", scenario_files(), ids=lambda p: f"{p.parent.name}/{p.stem}")
-def test_refreshed_ad_equals_a_fresh_build(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _named(expr: Expr, ad: ClassAd) -> set[str]:
+    """Every attribute name `expr` mentions, following the expressions `ad` holds under
+    those names (what a guard's value can depend on in MY, when it calls no `eval`)."""
+    names: set[str] = set()
+    todo = [expr]
+    while todo:
+        for node in walk(todo.pop()):
+            key = getattr(node, "key", None)
+            if isinstance(node, AttrRef | Select) and key not in names:
+                names.add(key)
+                raw = ad.lowered().get(key)
+                if isinstance(raw, EXPR_TYPES):
+                    todo.append(raw)
+    return names
+
+
+def _checking(monkeypatch: pytest.MonkeyPatch, counts: dict[str, int]) -> None:
+    """Check every slot ad `AdBuilder.current` hands out against a fresh build: all of it
+    when asked for the whole ad; what the guard can read (and the guard's value) when
+    asked for a guard's sake (the rest may be filled in later)."""
     current = AdBuilder.current
-    checked: list[int] = []
 
     def checking(
-        self: AdBuilder, record: Any, pair: Pair, now: float, overrides: Mapping[str, Any]
+        self: AdBuilder,
+        record: Any,
+        pair: Pair,
+        now: float,
+        overrides: Mapping[str, Any],
+        guard: Expr | None = None,
+        target: Any = None,
     ) -> ClassAd:
-        ad = current(self, record, pair, now, overrides)
+        ad = current(self, record, pair, now, overrides, guard, target)
         fresh = self.build(record, pair, now, overrides)  # the latch is not moved again
-        assert _shown(ad) == _shown(fresh), f"t={now}: {pair}"
-        checked.append(1)
+        if guard is None:
+            assert _shown(ad) == _shown(fresh), f"t={now}: {pair}"
+            counts["whole"] += 1
+            return ad
+        names = _named(guard, fresh)
+        assert [r for r in _shown(ad) if r[0].lower() in names] == [
+            r for r in _shown(fresh) if r[0].lower() in names
+        ], f"t={now}: {pair}: {unparse(guard)}"
+        if not self.live or self.live.pending is None:
+            assert _shown(ad) == _shown(fresh), f"t={now}: {pair}"
+        ctx = eval_context(now)
+        fn = compile_expr(guard)
+        assert repr(fn(ad, target, ctx=ctx)) == repr(fn(fresh, target, ctx=ctx))
+        counts["guard"] += 1
         return ad
 
     monkeypatch.setattr(AdBuilder, "current", checking)
+
+
+@pytest.mark.parametrize("path", _scenarios())
+def test_refreshed_ad_equals_a_fresh_build(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = {"whole": 0, "guard": 0}
+    _checking(monkeypatch, counts)
     trace = load(path)
     for semantics in ("manual", "code"):
         if trace.expected(semantics) is not None:
             run_trace(trace, semantics)
-    assert checked
+    assert counts["whole"] + counts["guard"]
 
 
 @functools.cache
@@ -140,7 +226,7 @@ def test_public_ad_is_a_snapshot() -> None:
     assert slot.ad["MyCurrentTime"] == int(slot.clock.now())
 
 
-@pytest.mark.parametrize("path", scenario_files()[::3], ids=lambda p: f"{p.parent.name}/{p.stem}")
+@pytest.mark.parametrize("path", _scenarios())
 def test_asking_first_gives_the_same_log_as_always_pulling(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -193,3 +279,62 @@ def test_one_ad_only_when_the_expressions_cannot_see_the_difference(
     _checked_polls(slot, (22, 23, 30))
     slot.set_sensors({"LoadAvg": 0.1})
     _checked_polls(slot, (31, 40))
+
+
+def test_a_poll_refreshes_what_the_guards_read_and_the_rest_when_asked() -> None:
+    slot = _desktop_slot()
+    slot.clock.advance_to(100)
+    slot.poll()  # a new record since the activation: built afresh
+    for t in (101, 160, 161):
+        slot.clock.advance_to(t)
+        assert not slot.poll()
+        live = slot.ads.live
+        assert live is not None and live.pending is not None  # the partial refresh ran
+        fresh = slot.ads.build(slot.record, slot.pair, slot.clock.now(), slot.overrides)
+        stale = {n for n, v in live.ad.items() if not _same_value(v, fresh[n])}
+        assert "MyCurrentTime" in stale  # the guards do not read it: left for later
+        assert not stale & {"KeyboardIdle", "LoadAvg", "CondorLoadAvg", "CpuBusyTime"}
+        assert _shown(slot.eval_ad()) == _shown(fresh)  # filled in when asked for
+        assert slot.ads.live is not None and slot.ads.live.pending is None
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and (a is b or a == b)
+
+
+@pytest.mark.parametrize(
+    ("text", "partial"),
+    [
+        ("KeyboardIdle < 60 && TARGET.ImageSize > 5", True),
+        ("START", True),  # a stored expression the analysis follows
+        ('eval("KeyboardIdle") < 60', False),
+        ('MY["KeyboardIdle"] < 60', False),
+        ("Sneaky < 60", False),  # a stored expression that calls eval
+        ("TARGET.Peek > 0", False),  # the job's expression reads MY's MyCurrentTime
+    ],
+)
+def test_a_guard_the_analysis_cannot_read_gets_the_whole_refresh(text: str, partial: bool) -> None:
+    slot = _desktop_slot()
+    slot.published["Sneaky"] = parse('eval("KeyboardIdle")')
+    slot.set_job({"Peek": parse("TARGET.MyCurrentTime")})
+    slot.clock.advance_to(20)
+    slot.poll()
+    guard = parse(text)
+    target = slot.classad(slot.record.job or {})
+    for t in (30, 31):
+        slot.clock.advance_to(t)
+        ad = slot.ads.current(
+            slot.record, slot.pair, slot.clock.now(), slot.overrides, guard, target
+        )
+        live = slot.ads.live
+        assert live is not None and (live.pending is not None) is partial
+        fresh = slot.ads.build(slot.record, slot.pair, slot.clock.now(), slot.overrides)
+        if not partial:
+            assert _shown(ad) == _shown(fresh)
+        fn = compile_expr(guard)
+        ctx = eval_context(slot.clock.now())
+        assert repr(fn(ad, target, ctx=ctx)) == repr(fn(fresh, target, ctx=ctx))
+        names = _named(guard, fresh)
+        assert [r for r in _shown(ad) if r[0].lower() in names] == [
+            r for r in _shown(fresh) if r[0].lower() in names
+        ]

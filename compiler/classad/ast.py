@@ -25,10 +25,9 @@ node types they give meaning to and leave the recursion to it.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, TypeAlias, TypeVar, overload
+from typing import Any, Protocol, TypeAlias, TypeVar, overload
 
 from compiler.errors import Span
 
@@ -155,17 +154,16 @@ def _hashed(cls: type[_N]) -> type[_N]:
 _HASH_SET = _Node._hash.__set__  # type: ignore[attr-defined]
 
 
-#: A span as the fast parser stores it: (offsets of the text's newlines, or None when it
-#: has none; start offset; end offset).
-RawSpan: TypeAlias = tuple[list[int] | None, int, int]
+class SpanSource(Protocol):
+    """What a `RawSpan` refers to: the parsed text, which can make the Span of a node
+    from the indices of its first and last token."""
+
+    def span(self, first: int, last: int) -> Span: ...
 
 
-def _line_column(lines: list[int] | None, offset: int) -> tuple[int, int]:
-    """1-based line and column of `offset`, as lark counts them (only \\n ends a line)."""
-    if lines is None:
-        return 1, offset + 1
-    line = bisect_left(lines, offset)
-    return line + 1, offset - lines[line - 1] if line else offset + 1
+#: A span as the fast parser stores it: (the text's SpanSource, index of the node's
+#: first token, index of its last token).
+RawSpan: TypeAlias = tuple[SpanSource, int, int]
 
 
 class _SpanField:
@@ -173,7 +171,7 @@ class _SpanField:
     into a `Span` the first time it is read (and keeps the Span).
 
     The parser builds a node per token and operator, and few spans are ever read (error
-    messages): three offsets are much cheaper to store than a Span. Readers always get a
+    messages): a reference and two token indices are much cheaper to store than a Span. Readers always get a
     `Span` (or None), so nothing else sees the difference.
     """
 
@@ -187,8 +185,8 @@ class _SpanField:
             return self
         value = self._get(node)
         if value.__class__ is tuple:
-            lines, start, end = value
-            value = Span(*_line_column(lines, start), *_line_column(lines, end), start, end)
+            source, first, last = value
+            value = source.span(first, last)
             self._set(node, value)
         return value
 

@@ -202,7 +202,7 @@ _SPLIT_EDGES = [
 @example("a.b + 0.3")
 @example("x == .5 && a.b")
 @example("a\x1c+ b")
-@example("f(x, \"a,b\")")
+@example('f(x, "a,b")')
 def test_scan_finds_the_regular_expressions_tokens(text: str) -> None:
     """The `str.split` short cut of the scan gives exactly the tokens of `_TOKEN` (the
     spans found again from `_TOKEN` rely on it)."""

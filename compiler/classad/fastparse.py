@@ -18,6 +18,7 @@ token the contextual lexer would not have offered is a syntax error either way.
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left
 from collections.abc import Callable
@@ -200,6 +201,15 @@ _IGNORED_LAST = frozenset(" \t\r\n\f\v/")
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _DIGITS = frozenset("0123456789")
 _PREFIX = frozenset({"-", "!", "+", "~"})
+#: Every spelling of every keyword (keywords ignore ASCII case): one set look-up.
+_KEYWORD_SPELLINGS = frozenset(
+    "".join(letters)
+    for word in KEYWORDS
+    for letters in itertools.product(*({c, c.upper()} for c in word))
+)
+#: Tokens that end an expression where an operator may stand: closing brackets,
+#: separators, the end of the text (`?` and `?:` are not among them).
+_CLOSERS = frozenset({")", "]", "}", ",", ";", ":", ""})
 _SUFFIX = frozenset({".", "..", "["})
 
 
@@ -317,7 +327,8 @@ def _expr(
     _string: Callable[..., ast.String] = _string,
     _prefix: frozenset[str] = _PREFIX,
     _suffix: frozenset[str] = _SUFFIX,
-    _keywords: frozenset[str] = KEYWORDS,
+    _keywords: frozenset[str] = _KEYWORD_SPELLINGS,
+    closers: frozenset[str] = _CLOSERS,
     name_start: frozenset[str] = _NAME_START,
     digits: frozenset[str] = _DIGITS,
     binary_ops: dict[str, tuple[int, str]] = _BINARY,
@@ -347,12 +358,11 @@ def _expr(
                 i += 1
                 tok = toks[i]
         # ---- a primary ----
-        at = i
+        start = end = i
         first = tok[0]
         i += 1
-        start = end = at
         if first in name_start:
-            if first in "tfueiTFUEI" and tok.lower() in _keywords:
+            if tok in _keywords:
                 low = tok.lower()
                 if low == "true" or low == "false":
                     node = _boolean(low == "true", (src, start, end))
@@ -476,10 +486,16 @@ def _expr(
                 i += 1
                 paren = False
                 tok = toks[i]
-        if postfix_only:
-            return node, i, start, end
         # ---- a binary operator, or the end of the binary operators ----
         found = binary_ops.get(tok)
+        if found is None and prefixes is None and tok in closers:
+            # The common end: a closing bracket, a separator, the end of the text.
+            while pending:
+                left, start, _, symbol = pending.pop()
+                node = _binary(symbol, left, node, (src, start, end))
+            return node, i, start, end
+        if postfix_only:  # (never pending operators, never prefixes)
+            return node, i, start, end
         if found is None or prefixes is not None:
             # The rare cases: elvis, prefix operators, signed numbers, `is`, the end.
             if len(tok) > 1 and tok[0] == "?":

@@ -348,16 +348,11 @@ def _expr(
     #: Pending binary operators: (left operand, its start, binding power, symbol).
     pending: list[tuple[ast.Expr, int, int, str]] = []
     node: ast.Expr
+    #: The prefix operators before the operand being read (None again once applied).
+    prefixes: list[tuple[str, int]] | None = None
     while True:
         tok = toks[i]
-        prefixes: list[tuple[str, int]] | None = None
-        if tok in _prefix and not postfix_only:
-            prefixes = []
-            while tok in _prefix:
-                prefixes.append((tok, i))
-                i += 1
-                tok = toks[i]
-        # ---- a primary ----
+        # ---- a primary (prefix operators: at the end of the chain, being rarer) ----
         start = end = i
         first = tok[0]
         i += 1
@@ -457,6 +452,11 @@ def _expr(
             end = i
             i += 1
             node = _record(tuple(attrs), (src, start, end))
+        elif tok in _prefix and not postfix_only:
+            if prefixes is None:
+                prefixes = []
+            prefixes.append((tok, start))
+            continue  # the operand after it
         else:
             raise Reject
         tok = toks[i]
@@ -510,6 +510,7 @@ def _expr(
                 for op, op_start in reversed(prefixes):
                     start = op_start
                     node = _unary(op, node, (src, start, end))
+                prefixes = None
             if found is None:
                 if len(tok) > 1 and tok[0] == "-":
                     # A signed number where an operator is expected is `-` and an

@@ -151,7 +151,7 @@ def _hashed(cls: type[_N]) -> type[_N]:
 
 
 #: The `_hash` slot's own setter (nodes are frozen).
-_HASH_SET = _Node._hash.__set__  # type: ignore[attr-defined]
+_HASH_SET = _Node.__dict__["_hash"].__set__
 
 
 class SpanSource(Protocol):

@@ -332,6 +332,7 @@ def _expr(
     name_start: frozenset[str] = _NAME_START,
     digits: frozenset[str] = _DIGITS,
     binary_ops: dict[str, tuple[int, str]] = _BINARY,
+    scopes: frozenset[str] = ast.SCOPES,
 ) -> tuple[ast.Expr, int, int, int]:
     """One `expr` from token `i` (not blank): the node, the index of the token after it
     (not blank), and the start and end offsets of the node's source span. With
@@ -385,6 +386,11 @@ def _expr(
                 if len(args) == 1 and isinstance(args[0], ast.String):
                     check_time_literal(tok, args[0].value, _NOWHERE)
                 node = _call(tok, tuple(args), (src, start, end))
+            elif toks[i] == "." and tok.upper() in scopes:
+                # MY.name, TARGET.name, PARENT.name: the scoped reference at once
+                end = i + 1
+                node = _attr(_name(toks[end]), tok.upper(), (src, start, end))
+                i += 2
             else:
                 node = _attr(tok, None, (src, start, end))
         elif first == "(":

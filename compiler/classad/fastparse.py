@@ -1,4 +1,4 @@
-"""ClassAd text -> AST, the fast path: one regular-expression scan, precedence climbing.
+"""ClassAd text -> AST, the fast path: one scan for every token, precedence climbing.
 
 Stage: front end. `parser.parse` reads every text here first; `grammar.lark` (read by
 `lark_parser`) stays the specification, and tests/classad/test_fastparse.py demands
@@ -8,6 +8,11 @@ recursion: it recurses once per bracket level, prefix operators and binary opera
 not recurse) raises `Reject`, and the caller re-parses the text with the lark parser, which gives
 the positioned error message (or the tree): messages cannot drift, and lark is only
 imported when an error must be explained.
+
+The scan is one `findall` of a regular expression (`_TOKEN`), or for the common
+printable text without comments `str.split` after padding brackets (`_split`, checked
+to give the same tokens). Node spans hold token indices; the offsets are found again
+(with `_TOKEN`) only when a span is read.
 
 The scan finds the grammar's tokens everywhere at once, where lark's contextual lexer
 offers only the tokens the parser state accepts. The two differ in one valid case,
@@ -229,10 +234,10 @@ class _Source:
 
     def span(self, first: int, last: int) -> Span:
         offsets = self._offsets
-        if offsets is None:
+        if offsets is None:  # (lines first: a thread that sees the offsets sees them)
+            self.lines = [m.start() for m in re.finditer("\n", self.text)] or None
             scan = _tokenizer(self.text).finditer(self.text)
             offsets = self._offsets = [m.span(1) for m in scan]
-            self.lines = [m.start() for m in re.finditer("\n", self.text)] or None
         start = offsets[first][0]
         if self.bumped and first in self.bumped:
             start += 1
@@ -334,17 +339,17 @@ def _expr(
     binary_ops: dict[str, tuple[int, str]] = _BINARY,
     scopes: frozenset[str] = ast.SCOPES,
 ) -> tuple[ast.Expr, int, int, int]:
-    """One `expr` from token `i` (not blank): the node, the index of the token after it
-    (not blank), and the start and end offsets of the node's source span. With
+    """One `expr` from token `i`: the node, the index of the token after it, and the
+    indices of the first and last token of the node's source span. With
     `postfix_only`, one postfix expression (the right operand of `?:`).
 
     Precedence climbing with an explicit stack of pending left operands; the operand
     (prefix operators, a primary, its `.name`/`[index]` suffixes, an elvis chain) is read
     inline, and only bracketed expressions recurse: the parser runs once per expression
-    text, and a call per grammar level would cost half its time. A token is blank when
-    it sorts before "!"; the parser steps over at most one after each token. Spans are
-    `ast.RawSpan`s, made into Spans only when read; a parenthesised node's span is its
-    content's, as lark_parser builds it.
+    text, and a call per grammar level would cost half its time. The tokens hold no
+    blanks. Spans are `ast.RawSpan`s (the `_Source` and two token indices), made into
+    Spans only when read; a parenthesised node's span is its content's, as lark_parser
+    builds it.
     """
     #: Pending binary operators: (left operand, its start, binding power, symbol).
     pending: list[tuple[ast.Expr, int, int, str]] = []

@@ -10,10 +10,13 @@ ClassAd the integer 1, the real 1.0 and the boolean true are different values.
 Names keep the spelling of the source (for unparse) but ClassAd names are
 case-insensitive: compare with `.key` (lower case) wherever meaning matters.
 
-Each node's hash is computed once, when it is built, from its children's (already
-computed) hashes: a frozen dataclass would otherwise rehash its whole subtree on every
-dictionary look-up, which made AST-keyed caches cost O(size) per hit. Equality checks the
-cached hashes first, so unequal trees usually differ in O(1).
+Each node's hash is computed once, the first time it is asked for, and kept: a frozen
+dataclass would otherwise rehash its whole subtree on every dictionary look-up, which
+made AST-keyed caches cost O(size) per hit. It is not computed when the node is built:
+the parser builds a node per token and operator, and most parsed trees are never
+hashed. The first hash of a tree fills in its subtree's hashes bottom-up without
+recursion (any depth). Equality compares the hashes first, so unequal trees usually
+differ in O(1).
 
 The traversal API at the end of the module (`children`, `walk`, `find_all`,
 `map_children`) is the one way to visit or rebuild sub-expressions; passes match on the
@@ -22,10 +25,9 @@ node types they give meaning to and leave the recursion to it.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, TypeAlias, TypeVar, overload
+from typing import Any, Protocol, TypeAlias, TypeVar, overload
 
 from compiler.errors import Span
 
@@ -58,17 +60,21 @@ _N = TypeVar("_N")
 class _Node:
     """Base of every node: the cached structural hash (see the module docstring).
 
-    `_hashed` gives each node class its own `__post_init__` (computes the hash) and
-    `__eq__` over the fields that make up its value (those with `compare=True`).
+    `_hashed` gives each node class its own `__eq__` over the fields that make up its
+    value (those with `compare=True`) and `_hash_value`, the hash of those fields. The
+    `_hash` slot stays unset until the first `hash()`.
     """
 
     _hash: int = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        raise NotImplementedError("node classes are decorated with @_hashed")
-
     def __hash__(self) -> int:
-        return self._hash
+        try:
+            return self._hash
+        except AttributeError:
+            return _fill_hashes(self)
+
+    def _hash_value(self) -> int:
+        raise NotImplementedError("node classes are decorated with @_hashed")
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt through __init__, so the hash is recomputed (string hashes differ
@@ -76,64 +82,88 @@ class _Node:
         return (type(self), tuple(getattr(self, f.name) for f in fields(self) if f.init))
 
 
+def _fill_hashes(root: _Node) -> int:
+    """Compute and keep the hash of `root` and of every node under it not hashed yet,
+    children before parents (so each `hash((cls, fields...))` finds its children's
+    hashes kept and does not recurse)."""
+    stack: list[Any] = [root]
+    while stack:
+        node = stack[-1]
+        waiting = [c for c in children(node) if getattr(c, "_hash", None) is None]
+        if waiting:
+            stack.extend(waiting)
+            continue
+        stack.pop()
+        if getattr(node, "_hash", None) is None:
+            _HASH_SET(node, node._hash_value())
+    return root._hash
+
+
 def _hashed(cls: type[_N]) -> type[_N]:
     """Equality and the once-computed hash for a node dataclass declared `eq=False`.
 
     Both compare the value fields as one tuple, as dataclasses do (so a NaN literal
-    equals itself), with the cached hashes compared first.
+    equals itself), with the (cached) hashes compared first.
     """
     names = [f.name for f in fields(cls) if f.compare]  # type: ignore[arg-type]
     mine = "".join(f"self.{n}," for n in names)
     theirs = "".join(f"other.{n}," for n in names)
     # Generated like dataclasses' own methods: one attribute load per field, no calls.
     source = (
-        "def __post_init__(self):\n"
-        f"    _set(self, '_hash', hash((_cls, {mine})))\n"
+        "def _hash_value(self):\n"
+        f"    return hash((_cls, {mine}))\n"
         "def __eq__(self, other):\n"
         "    if self is other:\n"
         "        return True\n"
         "    if other.__class__ is not self.__class__:\n"
         "        return NotImplemented\n"
-        f"    return self._hash == other._hash and ({mine}) == ({theirs})\n"
+        "    try:\n"
+        "        if self._hash != other._hash:\n"
+        "            return False\n"
+        "    except AttributeError:\n"
+        "        if hash(self) != hash(other):\n"
+        "            return False\n"
+        f"    return ({mine}) == ({theirs})\n"
     )
     # The parser's constructor: every init field positionally, each slot set through its
-    # descriptor (a frozen dataclass's __init__ goes through object.__setattr__ per field
-    # and then calls __post_init__: three times slower for the parser's many nodes).
-    # Its helpers are bound as defaults: local look-ups, not global ones.
+    # descriptor (a frozen dataclass's __init__ goes through object.__setattr__ per
+    # field: twice as slow for the parser's many nodes). Its helpers are bound as
+    # defaults: local look-ups, not global ones.
     params = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
-    helpers = "".join(f", _set_{n}=_set_{n}" for n in [*params, "_hash"])
+    helpers = "".join(f", _set_{n}=_set_{n}" for n in params)
     source += (
-        f"def _new({', '.join(params)}, _object_new=_object_new, _cls=_cls, _h=hash{helpers}):\n"
+        f"def _new({', '.join(params)}, _object_new=_object_new, _cls=_cls{helpers}):\n"
         "    self = _object_new(_cls)\n"
         + "".join(f"    _set_{n}(self, {n})\n" for n in params)
-        + f"    _set__hash(self, _h((_cls, {''.join(f'{n},' for n in names)})))\n"
-        "    return self\n"
+        + "    return self\n"
     )
-    space: dict[str, Any] = {"_set": object.__setattr__, "_cls": cls, "_object_new": object.__new__}
-    for n in [*params, "_hash"]:
+    space: dict[str, Any] = {"_cls": cls, "_object_new": object.__new__}
+    for n in params:
         space[f"_set_{n}"] = getattr(cls, n).__set__
     exec(source, space)
-    __post_init__, __eq__ = space["__post_init__"], space["__eq__"]
 
     made: Any = cls
-    made.__post_init__ = __post_init__
-    made.__eq__ = __eq__
+    made._hash_value = space["_hash_value"]
+    made.__eq__ = space["__eq__"]
     made.span = _SpanField(made.span)
     _FAST_NEW[cls] = space["_new"]
     return cls
 
 
-#: A span as the fast parser stores it: (offsets of the text's newlines, or None when it
-#: has none; start offset; end offset).
-RawSpan: TypeAlias = tuple[list[int] | None, int, int]
+#: The `_hash` slot's own setter (nodes are frozen).
+_HASH_SET = _Node.__dict__["_hash"].__set__
 
 
-def _line_column(lines: list[int] | None, offset: int) -> tuple[int, int]:
-    """1-based line and column of `offset`, as lark counts them (only \\n ends a line)."""
-    if lines is None:
-        return 1, offset + 1
-    line = bisect_left(lines, offset)
-    return line + 1, offset - lines[line - 1] if line else offset + 1
+class SpanSource(Protocol):
+    """What a `RawSpan` refers to: the parsed text, which can make the Span of a node
+    from the indices of its first and last token."""
+
+    def span(self, first: int, last: int) -> Span: ...
+
+
+#: A span as the fast parser stores it: (the text's SpanSource, index of the node's
+#: first token, index of its last token).
+RawSpan: TypeAlias = tuple[SpanSource, int, int]
 
 
 class _SpanField:
@@ -141,7 +171,7 @@ class _SpanField:
     into a `Span` the first time it is read (and keeps the Span).
 
     The parser builds a node per token and operator, and few spans are ever read (error
-    messages): three offsets are much cheaper to store than a Span. Readers always get a
+    messages): a reference and two token indices are much cheaper to store than a Span. Readers always get a
     `Span` (or None), so nothing else sees the difference.
     """
 
@@ -155,8 +185,8 @@ class _SpanField:
             return self
         value = self._get(node)
         if value.__class__ is tuple:
-            lines, start, end = value
-            value = Span(*_line_column(lines, start), *_line_column(lines, end), start, end)
+            source, first, last = value
+            value = source.span(first, last)
             self._set(node, value)
         return value
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 from compiler.classad import ClassAdSyntaxError, ast, parse, unparse
 from compiler.classad.deep import call_deep
-from compiler.classad.fastparse import Reject, parse_fast
+from compiler.classad.fastparse import _TOKEN, Reject, _scan, parse_fast
 from compiler.classad.lark_parser import parse_lark
 from compiler.classad.parser import depth, parse_uncached
 from tests.budget import examples
@@ -167,6 +167,46 @@ def token_soup(draw: st.DrawFn) -> str:
 @example("a -5")
 @example("a-5")
 def test_token_soup(text: str) -> None:
+    check_same(text)
+
+
+_SPACES = st.sampled_from(["", " ", "  "])
+
+
+@st.composite
+def spaced_soup(draw: st.DrawFn) -> str:
+    """Token soup with spaces alone between tokens (the texts `str.split` may read)."""
+    out = []
+    for token in draw(st.lists(st.sampled_from(_SOUP + _SPLIT_EDGES), min_size=1, max_size=9)):
+        out.append(draw(_SPACES))
+        out.append(token)
+    out.append(draw(_SPACES))
+    return "".join(out)
+
+
+#: Pieces where splitting at blanks, brackets, commas and dots could part from the
+#: regular expression: joined strings, dots in REALs and `..`, signed and
+#: leading-zero numbers, brackets and dots inside quotes, non-ASCII and control
+#: characters that `str.split` treats as blanks.
+_SPLIT_EDGES = [
+    '"a"', '"a b"', '"x(y)"', '"a.b"', '"a,b"', '" "', '"\\""', "'a'", "'a.b'",
+    "a.b", "a..b", "0.3", ".5", "5.", "1.e3", "1e3", "07", "-07", "-0", "-5", "-x", "0",
+    "a.5", "x.y.z", ".x", "?", "? :", ":", "\x1c", "\xa0", "\x0b",
+]  # fmt: skip
+
+
+@given(st.one_of(token_soup(), spaced_soup()))
+@settings(max_examples=examples(600))
+@example('"a" "b"')
+@example('"a"  "b"')
+@example("a.b + 0.3")
+@example("x == .5 && a.b")
+@example("a\x1c+ b")
+@example('f(x, "a,b")')
+def test_scan_finds_the_regular_expressions_tokens(text: str) -> None:
+    """The `str.split` short cut of the scan gives exactly the tokens of `_TOKEN` (the
+    spans found again from `_TOKEN` rely on it)."""
+    assert _scan(text) == _TOKEN.findall(text)
     check_same(text)
 
 

@@ -97,7 +97,12 @@ Rank = TARGET.KFlops
 
 
 def desktop_policy() -> dict[str, str]:
-    """The four expressions as HTCondor expands `use POLICY : Desktop`."""
+    """The four expressions as HTCondor expands `use POLICY : Desktop`.
+
+    CONDOR_CONFIG is restored afterwards: the benchmarks that run after this one in
+    the same process (tests.bench_all) start `condor-policy` children, which read it.
+    """
+    saved = os.environ.get("CONDOR_CONFIG")
     with tempfile.TemporaryDirectory() as tmp:
         config = Path(tmp) / "condor_config"
         config.write_text("use POLICY : Desktop\n")
@@ -109,6 +114,11 @@ def desktop_policy() -> dict[str, str]:
             return {name: str(htcondor2.param[name]) for name in NAMES}
         except Exception:  # the oracle's config machinery is optional here
             return dict(FALLBACK_POLICY)
+        finally:
+            if saved is None:
+                del os.environ["CONDOR_CONFIG"]
+            else:
+                os.environ["CONDOR_CONFIG"] = saved
 
 
 def parse_rates(policy: dict[str, str], seconds: float) -> dict[str, tuple[float, float]]:

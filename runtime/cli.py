@@ -24,24 +24,37 @@ _KEPT_BYTE = re.compile("[\udc80-\udcff]")
 EXIT_USAGE = 2
 
 
-def _command_modules() -> list[ModuleType]:
+def _command_modules(only: str | None = None) -> list[ModuleType]:
+    """The command modules: all of them, or just the module of command `only` when there
+    is one (its file is named after the command)."""
+    infos = [m for m in pkgutil.iter_modules(commands.__path__) if not m.name.startswith("_")]
+    if only is not None and any(m.name == only for m in infos):
+        infos = [m for m in infos if m.name == only]
     found = []
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
+    for info in sorted(infos, key=lambda m: m.name):
         module = importlib.import_module(f"{commands.__name__}.{info.name}")
         if hasattr(module, "NAME") and hasattr(module, "run"):
             found.append(module)
     return found
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command; with `command`, of that command only when it is one.
+
+    A run of one command parses with the parser of that command alone: what it accepts,
+    prints for `--help` and says about a mistake is the same (a subcommand's usage and
+    errors name only itself; the top level's usage says COMMAND, not the list), and a
+    cold `compile` neither imports nor builds the other six (issue 11, cold compile).
+    """
     parser = argparse.ArgumentParser(
         prog="condor-policy",
         description="Compile, draw, run and check HTCondor execute-point (startd) policy.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in _command_modules():
+    modules = _command_modules(command)
+    if command is not None and [m.NAME for m in modules] != [command]:
+        modules = _command_modules()  # not a command (argparse lists them all)
+    for module in modules:
         cmd = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
         module.add_arguments(cmd)
         cmd.set_defaults(_run=module.run)
@@ -55,8 +68,10 @@ def _printable(text: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    first = arguments[0] if arguments else None
+    parser = build_parser(first if first is not None and not first.startswith("-") else None)
+    args = parser.parse_args(arguments)
     try:
         return int(args._run(args))
     except PolicyError as err:

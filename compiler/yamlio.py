@@ -22,9 +22,64 @@ import yaml
 FAST_LOADER: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_STR = "tag:yaml.org,2002:str"
+_SEQ = "tag:yaml.org,2002:seq"
+_MAP = "tag:yaml.org,2002:map"
+#: Collections nested deeper than this are left to the safe constructor, which builds
+#: them without recursion.
+_DEEPEST = 100
+
+
+class _Builder(FAST_LOADER):  # type: ignore[misc,valid-type]
+    """The fast loader, constructing the plain nodes itself.
+
+    The safe constructor makes each mapping and sequence through a generator, filled
+    later (so that a document may contain itself), and asks the resolver again for every
+    key: most of the time left after libyaml. The shipped spec is strings, lists and
+    mappings with string keys; those nodes are built here directly (a node seen before,
+    an alias, gives the same object, as in the safe constructor), and every other node --
+    numbers, booleans, null, dates, merge keys `<<`, `=` keys, tags, keys that are not
+    strings, very deep nesting -- is constructed by the safe constructor as before.
+    """
+
+    _depth = 0
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        tag = node.tag
+        if tag == _STR and type(node) is yaml.ScalarNode:
+            return node.value
+        built = self.constructed_objects.get(node)
+        if built is not None or self._depth > _DEEPEST:
+            return built if built is not None else super().construct_object(node, deep)
+        if tag == _SEQ and type(node) is yaml.SequenceNode:
+            items: list[Any] = []
+            self.constructed_objects[node] = items
+            self._depth += 1
+            try:
+                items.extend([self.construct_object(child) for child in node.value])
+            finally:
+                self._depth -= 1
+            return items
+        if (
+            tag == _MAP
+            and type(node) is yaml.MappingNode
+            and all(k.tag == _STR and type(k) is yaml.ScalarNode for k, _ in node.value)
+        ):
+            mapping: dict[str, Any] = {}
+            self.constructed_objects[node] = mapping
+            self._depth += 1
+            try:
+                for key, value in node.value:
+                    mapping[key.value] = self.construct_object(value)
+            finally:
+                self._depth -= 1
+            return mapping
+        return super().construct_object(node, deep)
+
+
 def safe_load(text: str) -> Any:
     """`yaml.safe_load(text)`: the same data, the same errors, faster when it can be."""
     try:
-        return yaml.load(text, Loader=FAST_LOADER)
+        return yaml.load(text, Loader=_Builder)
     except yaml.YAMLError:
         return yaml.safe_load(text)  # the pure loader's own error (or its data)

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from compiler.yamlio import FAST_LOADER, safe_load
 
@@ -82,3 +84,69 @@ def test_errors_and_edge_cases_are_the_pure_loaders(text: str) -> None:
     except yaml.YAMLError as err:
         got = ("error", type(err).__name__, str(err))
     assert got == expected
+
+
+# -- the constructor: plain nodes built directly, the rest by the safe constructor ------
+
+SHAPES = [
+    "a: &x [1, {b: c}]\nd: *x\ne: {f: *x}\n",  # aliases: the same object
+    "base: &b {x: 1, y: two}\nmerged: {<<: *b, y: 3}\nlist: [{<<: [*b], z: 4}]\n",
+    "= : value\nk: {=: 1}\n",  # the `=` key
+    "? [1, 2]\n: unhashable\n",  # a key that is not a string: an error
+    "{1: one, 2.5: two, null: three, true: four, 2001-01-01: five}\n",
+    "a: !!str 12\nb: !!binary aGVsbG8=\nc: !!set {x, y}\nd: !!omap [{p: 1}, {q: 2}]\n",
+    "&r [a, *r]\n",  # a list that contains itself
+    "&m {a: 1, self: *m}\n",
+    "[" * 300 + "x" + "]" * 300 + "\n",  # deeper than the builder goes
+    "{a: " * 250 + "b" + "}" * 250 + "\n",
+    "- - - []\n  - {}\n- ''\n- \"\"\n",
+    "!!map {a: b}\n",
+]
+
+
+def _shape(value: Any, seen: dict[int, int] | None = None) -> Any:
+    """`_typed`, with each container numbered by identity (aliases share a number) and a
+    container met again inside itself written as its number."""
+    seen = {} if seen is None else seen
+    if isinstance(value, dict | list):
+        if id(value) in seen:
+            return ("alias", seen[id(value)])
+        seen[id(value)] = len(seen)
+        number = seen[id(value)]
+        if isinstance(value, dict):
+            return (number, [(_shape(k, seen), _shape(v, seen)) for k, v in value.items()])
+        return (number, [_shape(v, seen) for v in value])
+    return (type(value).__name__, value if not isinstance(value, set) else sorted(value))
+
+
+@pytest.mark.parametrize("text", SHAPES)
+def test_shapes_load_as_the_safe_constructor_loads_them(text: str) -> None:
+    try:
+        expected: object = _shape(yaml.safe_load(text))
+    except yaml.YAMLError as err:
+        expected = ("error", type(err).__name__, str(err))
+    try:
+        ours: object = _shape(safe_load(text))
+    except yaml.YAMLError as err:
+        ours = ("error", type(err).__name__, str(err))
+    assert ours == expected
+
+
+_LEAVES = st.one_of(
+    st.text(max_size=8), st.integers(), st.booleans(), st.none(), st.floats(allow_nan=False)
+)
+_DATA = st.recursive(
+    _LEAVES,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | st.integers(), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_DATA, st.booleans())
+def test_dumped_data_loads_back_alike(data: Any, flow: bool) -> None:
+    text = yaml.safe_dump(data, default_flow_style=flow)
+    assert _shape(safe_load(text)) == _shape(yaml.safe_load(text))

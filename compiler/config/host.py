@@ -9,7 +9,6 @@ it can learn cheaply and portably; the rest stay undefined. Stage: before readin
 from __future__ import annotations
 
 import os
-import platform
 import socket
 import sys
 import sysconfig
@@ -21,15 +20,16 @@ _ARCH_NAMES = {"x86_64": "X86_64", "amd64": "X86_64", "aarch64": "aarch64", "arm
 @cache
 def _machine_facts() -> dict[str, str]:
     cpus = str(os.cpu_count() or 1)
+    system, machine = _system_and_machine()
     facts = {
         "DETECTED_CORES": cpus,
         "DETECTED_CPUS": cpus,
         "DETECTED_PHYSICAL_CPUS": cpus,
-        "ARCH": _ARCH_NAMES.get(platform.machine().lower(), platform.machine().upper()),
-        "OPSYS": platform.system().upper() or "LINUX",
-        "UNAME_OPSYS": platform.system(),
-        "UNAME_ARCH": platform.machine(),
-        "OPSYSLEGACY": platform.system().upper() or "LINUX",
+        "ARCH": _ARCH_NAMES.get(machine.lower(), machine.upper()),
+        "OPSYS": system.upper() or "LINUX",
+        "UNAME_OPSYS": system,
+        "UNAME_ARCH": machine,
+        "OPSYSLEGACY": system.upper() or "LINUX",
         "CondorIsAdmin": "false",
         "PYTHON3_VERSION_MINOR": str(sys.version_info.minor),
         "PYTHON3_MODULE_SUFFIX": str(sysconfig.get_config_var("EXT_SUFFIX") or ""),
@@ -100,6 +100,18 @@ def _user_name() -> str:
         return pwd.getpwuid(os.geteuid()).pw_name
     except (ImportError, KeyError, AttributeError):
         return os.environ.get("USER", "")
+
+
+def _system_and_machine() -> tuple[str, str]:
+    """`platform.system()` and `platform.machine()`: on a POSIX host both are read from
+    `os.uname()` as platform reads them, without importing platform (and compiling its
+    regular expressions) on every cold start; elsewhere platform answers."""
+    if hasattr(os, "uname"):
+        uname = os.uname()
+        return uname.sysname, uname.machine
+    import platform
+
+    return platform.system(), platform.machine()
 
 
 def _memory_mb() -> int | None:

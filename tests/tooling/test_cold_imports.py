@@ -30,6 +30,7 @@ NOT_ON_THE_COMPILE_PATH = (
     "transitions",
     "hypothesis",
     "graphviz",
+    "platform",
     "sympy",
     "subprocess",
     "compiler.diagram",

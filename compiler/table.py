@@ -366,11 +366,16 @@ class StateTable:
         return "\n".join(lines) + "\n"
 
     def to_rich(self) -> Any:
-        """A `rich.table.Table` for the terminal (rich imported lazily)."""
+        """A `rich.table.Table` for the terminal (rich imported lazily).
+
+        Every cell is a `rich.text.Text`, never a str: rich reads a str as console
+        markup, so a guard such as `regexp("[bold]x", Name)` lost its `[bold]`.
+        """
         from rich.table import Table
+        from rich.text import Text
 
         table = Table(
-            title=f"{self.era} ({self.semantics} semantics): {self.source}",
+            title=Text(f"{self.era} ({self.semantics} semantics): {self.source}"),
             show_lines=False,
             expand=False,
         )
@@ -378,7 +383,7 @@ class StateTable:
             table.add_column(name, overflow="fold")
         styles = {"dead": "dim strike", "always": "bold green", "live": ""}
         for row in self.rows:
-            table.add_row(
+            cells = (
                 str(row.number),
                 row.letter or "",
                 "/".join(row.source),
@@ -386,8 +391,8 @@ class StateTable:
                 _short_trigger(row),
                 row.simplified,
                 row.status + ("" if row.minimised else " (not minimised)"),
-                style=styles[row.status],
             )
+            table.add_row(*(Text(cell) for cell in cells), style=styles[row.status])
         return table
 
 

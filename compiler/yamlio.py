@@ -30,7 +30,7 @@ _MAP = "tag:yaml.org,2002:map"
 _DEEPEST = 100
 
 
-class _Builder(FAST_LOADER):  # type: ignore[misc,valid-type]
+class _Builder(FAST_LOADER):
     """The fast loader, constructing the plain nodes itself.
 
     The safe constructor makes each mapping and sequence through a generator, filled

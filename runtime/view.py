@@ -80,20 +80,20 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
     ad = slot.ad
     for name in SENSOR_NAMES:
         if name in ad:
-            sensors.add_row(name, str(ad[name]))
+            sensors.add_row(name, Text(str(ad[name])))
     guards = Table(title="guards leaving this state", box=None)
     guards.add_column("#")
     guards.add_column("guard", overflow="fold")
     guards.add_column("now")
     for number, text, value in guard_values(slot):
         style = "bold green" if value else "dim"
-        guards.add_row(number, text, Text(str(value), style=style))
+        guards.add_row(Text(number), Text(text), Text(str(value), style=style))
     knobs = Table(title="policy expressions", box=None)
     knobs.add_column("name")
     knobs.add_column("expression", overflow="fold")
     knobs.add_column("now")
     for name, text, shown in policy_values(slot):
-        knobs.add_row(name, text, shown)
+        knobs.add_row(Text(name), Text(text), Text(shown))
     fired = Table(title="last transitions", box=None)
     fired.add_column("t")
     fired.add_column("#")
@@ -104,7 +104,7 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
             str(int(f.t)),
             str(f.number),
             f"{'/'.join(f.source)} -> {'/'.join(f.target)}",
-            f.reason,
+            Text(f.reason),
         )
     parts: list[Any] = [Panel(header), sensors, knobs, guards, fired]
     if notes:

@@ -230,12 +230,14 @@ def render_differences(diffs: Sequence[RowDifference], fmt: str, era: str, descr
             return "\n".join(lines) + "\n"
         case _:
             from rich.table import Table
+            from rich.text import Text
 
-            table = Table(title=title)
+            # Text, not str: rich would read `[...]` in an expression as markup.
+            table = Table(title=Text(title))
             for column in _DIFF_COLUMNS:
                 table.add_column(column, overflow="fold")
             for d in diffs:
-                table.add_row(*_diff_cells(d))
+                table.add_row(*(Text(cell) for cell in _diff_cells(d)))
             buffer = io.StringIO()
             console = _console()
             console.file = buffer

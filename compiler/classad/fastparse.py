@@ -32,6 +32,8 @@ from compiler.classad import ast
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.lexical import (
     KEYWORDS,
+    OLD_STRING,
+    OLD_STRING_PIECE,
     QNAME_PIECE,
     STRING_PIECE,
     Positioned,
@@ -95,6 +97,14 @@ _TOKEN = re.compile(
 #: The same for a text without a `/` (so without comments): blanks alone before each
 #: token, a quarter faster to match.
 _TOKEN_NO_COMMENT = re.compile(r"[ \t\r\n\f\v]*+(" + "|".join(_TERMINALS) + ")")
+#: The two in old ClassAd syntax, where only the STRING terminal differs
+#: (`lexical.OLD_STRING`), and only for a text with a backslash: without one, both
+#: syntaxes read the same strings.
+_OLD_TERMINALS = [OLD_STRING if t == _QUOTED.format(q='"') else t for t in _TERMINALS]
+_TOKEN_OLD = re.compile(_TOKEN.pattern.replace("|".join(_TERMINALS), "|".join(_OLD_TERMINALS)))
+_TOKEN_NO_COMMENT_OLD = re.compile(
+    _TOKEN_NO_COMMENT.pattern.replace("|".join(_TERMINALS), "|".join(_OLD_TERMINALS))
+)
 
 
 #: Whole tokens that a blank or a bracket around them cannot change: the fixed strings
@@ -186,8 +196,11 @@ def _split(text: str) -> list[str] | None:
     return pieces
 
 
-def _scan(text: str) -> list[str]:
-    """The tokens of `text`, the empty token at the end (see `_TOKEN`)."""
+def _scan(text: str, old: bool = False) -> list[str]:
+    """The tokens of `text`, the empty token at the end (see `_TOKEN`); `old`: old
+    ClassAd syntax's strings (only for a text with a backslash, see `_TOKEN_OLD`)."""
+    if old:
+        return _tokenizer(text, old).findall(text)
     if "/" not in text and text.isascii() and text.isprintable():
         found = _split(text)
         if found is not None:
@@ -196,7 +209,9 @@ def _scan(text: str) -> list[str]:
     return _tokenizer(text).findall(text)
 
 
-def _tokenizer(text: str) -> re.Pattern[str]:
+def _tokenizer(text: str, old: bool = False) -> re.Pattern[str]:
+    if old:
+        return _TOKEN_OLD if "/" in text else _TOKEN_NO_COMMENT_OLD
     return _TOKEN if "/" in text else _TOKEN_NO_COMMENT
 
 
@@ -223,10 +238,12 @@ class _Source:
     the indices of a node's first and last token): the token offsets are found again
     only when a span is read, which is rare (error messages)."""
 
-    __slots__ = ("_offsets", "bumped", "lines", "text")
+    __slots__ = ("_offsets", "bumped", "lines", "old", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, old: bool = False) -> None:
         self.text = text
+        #: Old ClassAd syntax's strings (`_scan`'s `old`).
+        self.old = old
         #: Tokens that begin one character later than scanned (a signed number read as
         #: `-` and an unsigned number).
         self.bumped: set[int] | None = None
@@ -236,7 +253,7 @@ class _Source:
         offsets = self._offsets
         if offsets is None:  # (lines first: a thread that sees the offsets sees them)
             self.lines = [m.start() for m in re.finditer("\n", self.text)] or None
-            scan = _tokenizer(self.text).finditer(self.text)
+            scan = _tokenizer(self.text, self.old).finditer(self.text)
             offsets = self._offsets = [m.span(1) for m in scan]
         start = offsets[first][0]
         if self.bumped and first in self.bumped:
@@ -301,10 +318,11 @@ def parse_fast(text: str, *, old_strings: bool = False) -> ast.Expr:
     The depth limit is the caller's; recursion deeper than Python allows is a `Reject`
     too (the lark parser does not recurse).
     """
-    toks = _scan(text)
+    old = old_strings and "\\" in text
+    toks = _scan(text, old)
     try:
         decode = decode_old_escapes if old_strings else decode_escapes
-        node, i, _, _ = _expr(toks, _Source(text), decode, 0)
+        node, i, _, _ = _expr(toks, _Source(text, old), decode, 0)
     except (ClassAdSyntaxError, RecursionError, IndexError):
         # IndexError: an empty token (the end, or no token) read where one is needed
         raise Reject from None
@@ -414,7 +432,8 @@ def _expr(
                     raise Reject
                 text = tok[1:-1]  # nothing to decode, in either string mode
             else:
-                text = "".join(decode(p, _NOWHERE) for p in STRING_PIECE.findall(tok))
+                pieces = OLD_STRING_PIECE if src.old else STRING_PIECE
+                text = "".join(decode(p, _NOWHERE) for p in pieces.findall(tok))
             node = _string(text, (src, start, end))
         elif first == "-" and len(tok) > 1:  # NEG_INT, NEG_REAL
             if "x" in tok or "X" in tok or tok[1:].isdigit():

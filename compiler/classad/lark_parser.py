@@ -15,6 +15,7 @@ decided here and in `lexical`.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -26,6 +27,8 @@ from compiler.classad import ast
 from compiler.classad.errors import ClassAdSyntaxError
 from compiler.classad.lexical import (
     KEYWORDS,
+    OLD_STRING,
+    OLD_STRING_PIECE,
     QNAME_PIECE,
     STRING_PIECE,
     check_time_literal,
@@ -76,6 +79,7 @@ class _Builder(Transformer[Token, ast.Expr]):
     def __init__(self, old_strings: bool = False) -> None:
         super().__init__()
         self._decode = decode_old_escapes if old_strings else decode_escapes
+        self._pieces = OLD_STRING_PIECE if old_strings else STRING_PIECE
 
     # ---- literals ----
     def integer(self, children: list[Token]) -> ast.Expr:
@@ -88,7 +92,7 @@ class _Builder(Transformer[Token, ast.Expr]):
 
     def string(self, children: list[Token]) -> ast.Expr:
         tok = children[0]
-        value = "".join(self._decode(p, tok) for p in STRING_PIECE.findall(tok))
+        value = "".join(self._decode(p, tok) for p in self._pieces.findall(tok))
         return ast.String(value, _span(tok, tok))
 
     def true(self, children: list[Token]) -> ast.Expr:
@@ -192,9 +196,18 @@ class _Builder(Transformer[Token, ast.Expr]):
         return ast.Conditional(_node(cond), _node(then), _node(otherwise), _span(cond, otherwise))
 
 
+_STRING_TERMINAL = re.compile(r"^STRING: .*$", re.MULTILINE)
+
+
 @cache
 def _parser(old_strings: bool = False) -> Lark:
     grammar = resources.files("compiler.classad").joinpath("grammar.lark").read_text()
+    if old_strings:  # the one terminal old ClassAd syntax reads otherwise (grammar.lark)
+        grammar, replaced = _STRING_TERMINAL.subn(
+            lambda _: f"STRING: /{OLD_STRING}/", grammar, count=1
+        )
+        if replaced != 1:
+            raise RuntimeError("grammar.lark has no STRING terminal line")
     return Lark(
         grammar,
         parser="lalr",

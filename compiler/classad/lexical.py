@@ -37,6 +37,18 @@ _SIMPLE_ESCAPES = {
 _ESCAPE = re.compile(r"\\([0-3][0-7]{0,2}|[4-7][0-7]?|.|\n)", re.DOTALL)
 #: The quoted pieces of a STRING / QNAME token (adjacent literals form one token).
 STRING_PIECE = re.compile(r'"((?:\\(?:.|\n)|[^"\\])*)"', re.DOTALL)
+#: A string literal's body in old ClassAd syntax (long-form ads, configuration; HTCondor's
+#: lexer.cpp `tokenizeStringOld`): a backslash is an ordinary character except right
+#: before a quote that is followed by more of the line: that quote is then part of the
+#: string (`"x\\"y"` is `x\"y`), while a quote at the end of the text or of its line
+#: ends it, backslash kept (`"C:\dir\"` is `C:\dir\`). Possessive: HTCondor scans
+#: once, so a string that fails to close is an error, never read again another way.
+#: (The backslash is written `[\\]`: lark reads a backslash-quote in a grammar regexp
+#: as a plain quote, and this text is also the grammar's STRING in old syntax.)
+OLD_STRING_BODY = r'(?:[\\]"(?=[^\n])|[^"])*+'
+#: The STRING terminal in old syntax (adjacent literals still join, as in `STRING`).
+OLD_STRING = rf'"{OLD_STRING_BODY}"(?:\s*"{OLD_STRING_BODY}")*'
+OLD_STRING_PIECE = re.compile(rf'"({OLD_STRING_BODY})"')
 QNAME_PIECE = re.compile(r"'((?:\\(?:.|\n)|[^'\\])*)'", re.DOTALL)
 
 
@@ -91,7 +103,8 @@ def decode_escapes(body: str, where: Positioned) -> str:
 
 
 def decode_old_escapes(body: str, where: Positioned) -> str:
-    """Old ClassAd syntax (long-form ads, config files): only `\\"` is an escape."""
+    """Old ClassAd syntax (long-form ads, config files): only `\\"` is an escape (the
+    body is an `OLD_STRING_PIECE`: every `\\"` in it stands for a quote)."""
     decoded = body.replace('\\"', '"')
     if "\0" in decoded:
         raise fail("string contains a NUL character", where)

@@ -40,7 +40,8 @@ def parse(text: str, *, old_strings: bool = False) -> ast.Expr:
     """Parse one ClassAd expression (HTCondor mode) into an AST with source spans.
 
     `old_strings` reads string literals as old ClassAd syntax does (long-form ads and
-    configuration values): backslashes are literal except in `\\"`. Results are
+    configuration values): backslashes are literal except in a `\\"` that more of the
+    line follows (`lexical.OLD_STRING`, HTCondor's tokenizeStringOld). Results are
     remembered (trees are immutable): policy text is parsed again and again, and a
     pool's slot ads repeat the same expressions.
     """

@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tests.bench_common import Figure, print_figures, rate
+from tests.bench_common import Figure, paired_rates, print_figures, rate
 
 FALLBACK_POLICY = {
     "START": '((KeyboardIdle > 15 * 60) && ( ((LoadAvg - CondorLoadAvg) <= 0.3) || (State != "Unclaimed" && State != "Owner")) )',
@@ -132,11 +132,9 @@ def parse_rates(policy: dict[str, str], seconds: float) -> dict[str, tuple[float
     for name in NAMES:
         text = policy[name]
         parse_fast(text)  # the fast path reads it (no lark fallback is being timed)
-        ours = theirs = 0.0
-        for _ in range(ROUNDS):  # alternating, best of each: the machine's load varies
-            ours = max(ours, rate(lambda t=text: parse_uncached(t), seconds / ROUNDS))
-            theirs = max(theirs, rate(lambda t=text: classad2.ExprTree(t), seconds / ROUNDS))
-        rates[name] = (ours, theirs)
+        rates[name] = paired_rates(
+            lambda t=text: parse_uncached(t), lambda t=text: classad2.ExprTree(t), seconds, ROUNDS
+        )
     return rates
 
 

@@ -43,6 +43,19 @@ def rate(fn: Callable[[], object], seconds: float) -> float:
         batch = min(batch * 2, 10_000)
 
 
+def paired_rates(
+    ours: Callable[[], object], theirs: Callable[[], object], seconds: float, rounds: int
+) -> tuple[float, float]:
+    """(our calls/s, the reference's calls/s): `rounds` alternating rounds sharing
+    `seconds`, the best round of each kept, so that a noisy neighbour on the shared
+    machine hurts both sides alike."""
+    best_ours = best_theirs = 0.0
+    for _ in range(rounds):
+        best_ours = max(best_ours, rate(ours, seconds / rounds))
+        best_theirs = max(best_theirs, rate(theirs, seconds / rounds))
+    return best_ours, best_theirs
+
+
 def best_time(fn: Callable[[], object], repeat: int = 3) -> float:
     """The shortest wall time of `repeat` calls of `fn`, in seconds."""
     best = float("inf")

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.bench_classad import JOB, MACHINE, NAMES, desktop_policy
-from tests.bench_common import Figure, print_figures, rate
+from tests.bench_common import Figure, paired_rates, print_figures
 
 TARGET = 0.25
 ROUNDS = 3
@@ -39,12 +39,7 @@ def _same(ours: Any, theirs: Any) -> bool:
 def _figure(
     name: str, ours: Callable[[], object], theirs: Callable[[], object], s: float
 ) -> Figure:
-    # Interleave the two measurements and keep the best of each, so that a noisy
-    # neighbour on a shared machine hurts both alike.
-    ours_rate = theirs_rate = 0.0
-    for _ in range(ROUNDS):
-        ours_rate = max(ours_rate, rate(ours, s / ROUNDS))
-        theirs_rate = max(theirs_rate, rate(theirs, s / ROUNDS))
+    ours_rate, theirs_rate = paired_rates(ours, theirs, s, ROUNDS)
     ratio = theirs_rate / ours_rate  # our time per call / classad2's time per call
     return Figure(
         name=name,

@@ -33,7 +33,7 @@ from runtime.sensors.fake import FakeSensors
 from runtime.slot import Slot
 from runtime.trace import Step, Trace, replay
 from tests.bench_classad import JOB, MACHINE, desktop_policy
-from tests.bench_common import Figure, print_figures, rate
+from tests.bench_common import Figure, paired_rates, print_figures
 
 DAY = 24 * 60 * 60
 
@@ -120,11 +120,7 @@ def poll_figure(seconds: float) -> Figure:
         clock.advance_to(clock.elapsed() + 1)
         return slot.poll()
 
-    # Interleaved rounds, the best of each side: the machine is shared and its load moves.
-    theirs = ours = 0.0
-    for _ in range(ROUNDS):
-        theirs = max(theirs, rate(lambda: start.eval(o_machine, o_job), seconds / ROUNDS))
-        ours = max(ours, rate(poll, seconds / ROUNDS))
+    ours, theirs = paired_rates(poll, lambda: start.eval(o_machine, o_job), seconds, ROUNDS)
     if len(slot.fired) != fired or slot.pair_tuple() != ("Claimed", "Busy"):
         raise RuntimeError(f"a transition fired while polling: {slot.fired[fired:]}")
     ratio = theirs / ours  # our time per pass / their time per START evaluation

@@ -609,6 +609,11 @@ def _int_divide(x: Array, y: Array) -> Array:
     return np.where(overflow, _INT64_MAX, q)
 
 
+#: The arithmetic operators that are one numpy ufunc for ints and reals alike (`/` is
+#: not: integer division truncates, and divides by zero into ERROR).
+_ARITH_UFUNCS: Final = {"+": np.add, "-": np.subtract, "*": np.multiply}
+
+
 def _arith(op: str, a: _Vec, b: _Vec) -> _Vec:
     """operators.add/subtract/multiply/divide/modulo (times are OTHER, never here)."""
     top = np.maximum(a.kind, b.kind)
@@ -620,27 +625,15 @@ def _arith(op: str, a: _Vec, b: _Vec) -> _Vec:
         return _Vec(kind, np.where(y == -1, 0, np.fmod(x, safe)))
     kind = np.take(_ARITH, top)
     real: Array | None = None
-    match op:
-        case "+":
-            i = x + y
-        case "-":
-            i = x - y
-        case "*":
-            i = x * y
-        case _:
-            kind = np.where((kind == INT) & (y == 0), ERR, kind)
-            i = _int_divide(x, y)
+    ufunc = _ARITH_UFUNCS.get(op)  # None for `/`
+    if ufunc is None:
+        kind = np.where((kind == INT) & (y == 0), ERR, kind)
+        i = _int_divide(x, y)
+    else:
+        i = ufunc(x, y)
     if a.r is not None or b.r is not None:
         u, v = a.num(), b.num()
-        match op:
-            case "+":
-                real = u + v
-            case "-":
-                real = u - v
-            case "*":
-                real = u * v
-            case _:
-                real = u / v
+        real = u / v if ufunc is None else ufunc(u, v)
         # operators._real_result: +inf from an operation is ERROR.
         kind = np.where((kind == REAL) & (real == np.inf), ERR, kind)
     return _Vec(kind, i, real)

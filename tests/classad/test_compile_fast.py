@@ -67,6 +67,16 @@ def _warm_value(expr: ast.Expr, my: object, target: object) -> object:
     return value
 
 
+def _check_warm(expr: ast.Expr, my: object, target: object) -> None:
+    """After the warm-up calls (the generated function by then) the compiled expression
+    gives exactly what the interpreter gives."""
+    expected = evaluate(expr, my, target, now=NOW)
+    got = _warm_value(expr, my, target)
+    assert _identical(got, expected), (
+        f"{unparse(expr)}: generated {got!r}, interpreted {expected!r}"
+    )
+
+
 @given(policy_exprs(), plain_ads(), plain_ads())
 @settings(max_examples=EXAMPLES)
 @example(
@@ -77,11 +87,7 @@ def _warm_value(expr: ast.Expr, my: object, target: object) -> object:
 def test_generated_matches_interpreter_on_plain_dicts(
     expr: ast.Expr, my: dict, target: dict
 ) -> None:
-    expected = evaluate(expr, my, target, now=NOW)
-    got = _warm_value(expr, my, target)
-    assert _identical(got, expected), (
-        f"{unparse(expr)}: generated {got!r}, interpreted {expected!r}"
-    )
+    _check_warm(expr, my, target)
 
 
 @given(policy_exprs(), plain_ads(duplicates=True), plain_ads(duplicates=True))
@@ -89,11 +95,7 @@ def test_generated_matches_interpreter_on_plain_dicts(
 def test_generated_matches_interpreter_on_dicts_with_several_spellings(
     expr: ast.Expr, my: dict, target: dict
 ) -> None:
-    expected = evaluate(expr, my, target, now=NOW)
-    got = _warm_value(expr, my, target)
-    assert _identical(got, expected), (
-        f"{unparse(expr)}: generated {got!r}, interpreted {expected!r}"
-    )
+    _check_warm(expr, my, target)
 
 
 @given(policy_exprs(), plain_ads(), plain_ads())
@@ -101,12 +103,7 @@ def test_generated_matches_interpreter_on_dicts_with_several_spellings(
 def test_generated_matches_interpreter_on_classad_objects(
     expr: ast.Expr, my: dict, target: dict
 ) -> None:
-    mine, theirs = ClassAd(my), ClassAd(target)
-    expected = evaluate(expr, mine, theirs, now=NOW)
-    got = _warm_value(expr, mine, theirs)
-    assert _identical(got, expected), (
-        f"{unparse(expr)}: generated {got!r}, interpreted {expected!r}"
-    )
+    _check_warm(expr, ClassAd(my), ClassAd(target))
 
 
 @given(typed_exprs(), plain_ads(), plain_ads())

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from compiler import yamlcache
 from compiler.errors import PolicyError
-from compiler.yamlio import safe_load
 from spec import data_path
 
 Side = Literal["machine", "job"]
@@ -67,7 +67,7 @@ class Attributes:
 def load_attributes() -> Attributes:
     """Read and check spec/attributes.yaml (cached). Raises `PolicyError` naming the key."""
     path = data_path("attributes.yaml")
-    document: dict[str, Any] = safe_load(path.read_text(encoding="utf-8"))
+    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
     eras = tuple(document["eras"])
     problems: list[str] = []
     entries: list[Attribute] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -365,6 +365,27 @@ class StateTable:
             lines.append(f"\n> warning: {_md_escape(warning)}")
         return "\n".join(lines) + "\n"
 
+    def to_text(self) -> str:
+        """The `--format table` view for a pipe or a file: the title, then one line per row
+        in aligned columns, nothing folded, so that grep, diff and `less -S` see each row
+        whole (the terminal gets `to_rich`). The guard comes last: every other cell is
+        ASCII from the spec, so the columns stay aligned whatever the guard holds."""
+        header = ("#", "L", "from", "to", "status", "trigger", "simplified guard")
+        body = [
+            (
+                str(row.number),
+                row.letter or "",
+                "/".join(row.source),
+                "/".join(row.target),
+                row.status + ("" if row.minimised else " (not minimised)"),
+                _short_trigger(row),
+                row.simplified,
+            )
+            for row in self.rows
+        ]
+        title = f"{self.era} ({self.semantics} semantics): {self.source}"
+        return f"{title}\n{_aligned_text(header, body)}"
+
     def to_rich(self) -> Any:
         """A `rich.table.Table` for the terminal (rich imported lazily).
 
@@ -394,6 +415,15 @@ class StateTable:
             )
             table.add_row(*(Text(cell) for cell in cells), style=styles[row.status])
         return table
+
+
+def _aligned_text(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """`header` and `rows` as lines of columns padded to their widest cell and parted by
+    two spaces, trailing blanks removed."""
+    table = [tuple(header), *(tuple(r) for r in rows)]
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    lines = ("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in table)
+    return "".join(f"{line}\n" for line in lines)
 
 
 _COLUMNS = (

@@ -15,9 +15,9 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
+from compiler import yamlcache
 from compiler.config.errors import ConfigError
 from compiler.spec import ERAS
-from compiler.yamlio import safe_load
 from spec import data_path
 
 
@@ -72,7 +72,7 @@ def era_defaults(era: str) -> EraDefaults:
     if era not in ERAS:
         raise ConfigError(f"unknown era '{era}' (known: {', '.join(ERAS)})")
     source = data_path("config", "defaults", f"{era}.yaml")
-    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = yamlcache.load(source.read_text(encoding="utf-8"), source)
     values = {
         str(name).upper(): (str(name), "" if value is None else str(value))
         for name, value in document["defaults"].items()
@@ -91,7 +91,7 @@ def era_defaults(era: str) -> EraDefaults:
 def _reader_options() -> MappingProxyType[str, ReaderOptions]:
     """Every era's ReaderOptions from spec/config/eras.yaml (each era must have one)."""
     source = data_path("config", "eras.yaml")
-    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = yamlcache.load(source.read_text(encoding="utf-8"), source)
     entries: dict[str, Any] = document["eras"]
     missing = [era for era in ERAS if era not in entries]
     if missing:

@@ -17,7 +17,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import Any
 
-from compiler.yamlio import safe_load
+from compiler import yamlcache
 from spec import data_path
 
 
@@ -43,7 +43,7 @@ class TemplateUse:
 def all_templates() -> MappingProxyType[str, MappingProxyType[str, Template]]:
     """Category (upper) -> template name (upper) -> Template."""
     source = data_path("config", "templates", "metaknobs.yaml")
-    document: dict[str, Any] = safe_load(source.read_text(encoding="utf-8"))
+    document: dict[str, Any] = yamlcache.load(source.read_text(encoding="utf-8"), source)
     table: dict[str, MappingProxyType[str, Template]] = {}
     for category, entries in document["templates"].items():
         table[category.upper()] = MappingProxyType(

@@ -2,8 +2,8 @@
 vocabulary (base.yaml) and the `extends` merge.
 
 Stage: data -> raw merged mappings (resolved into the IR by `compiler.spec.resolve`). Reads
-YAML with a safe loader only (`compiler.yamlio.safe_load`) and evaluates nothing. Problems
-are collected, never raised one by one, so that a file's author sees all of them at once
+YAML with a safe loader only (`compiler.yamlio.safe_load`, its data kept by
+`compiler.yamlcache`) and evaluates nothing. Problems are collected, never raised one by one, so that a file's author sees all of them at once
 (`Errors.raise_if_any`). An era file may `extends:` another era: its mapping entries
 replace or shallow-merge the parent's (`name: null` drops one, `section: null` drops a
 section), its transitions replace rows with the same number key by key (`remove: true`
@@ -20,13 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from compiler import yamlcache
 from compiler.classad import ast as A
 from compiler.classad import parse
 from compiler.errors import PolicyError
 from compiler.textio import decode
-from compiler.yamlio import safe_load
 from spec import data_path
 
 ERA_DIR = data_path("eras")
@@ -131,6 +129,8 @@ _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 def line_of(text: str, key_path: str) -> int | None:
     """1-based line of the YAML node at `key_path` ("transitions[3].to"), or of its nearest
     existing parent; None when the text does not parse."""
+    import yaml  # only to place an error: a file that loads has no need of PyYAML
+
     try:
         node = yaml.compose(text)
     except yaml.YAMLError:
@@ -164,11 +164,11 @@ def read_yaml(path: Path, errors: Errors) -> dict[str, Any]:
     try:
         text = decode(path.read_bytes(), shown)  # not UTF-8: a positioned PolicyError
         errors.texts[shown] = text
-        data = safe_load(text)
+        data = yamlcache.load(text, path)
     except OSError as exc:
         errors.add(shown, "", f"cannot read: {exc.strerror}", fatal=True)
         return {}
-    except yaml.YAMLError as exc:
+    except yamlcache.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else ""
         errors.add(shown, where, f"not valid YAML: {getattr(exc, 'problem', exc)}", fatal=True)

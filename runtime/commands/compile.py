@@ -183,19 +183,20 @@ def _print_table(table: StateTable, fmt: str) -> None:
             print(table.to_csv(), end="")
         case "md":
             print(table.to_markdown(), end="")
-        case "table":
+        case "table" if sys.stdout.isatty():
             _console().print(table.to_rich())
+        case "table":
+            print(table.to_text(), end="")
         case _:
             raise PolicyError(f"unknown format {fmt!r} (known: {', '.join(FORMATS)})")
 
 
 def _console() -> Any:
+    """The terminal's console (the table views go through rich on a terminal only; a pipe
+    or a file gets plain aligned columns, `StateTable.to_text`, without importing rich)."""
     from rich.console import Console
 
-    if sys.stdout.isatty():
-        return Console()
-    # Not a terminal: no colours, and wide enough that guards are not folded to nothing.
-    return Console(width=200, no_color=True, force_terminal=False, highlight=False)
+    return Console()
 
 
 _DIFF_COLUMNS = ("item", "D", "why", "manual", "code")
@@ -228,6 +229,13 @@ def render_differences(diffs: Sequence[RowDifference], fmt: str, era: str, descr
                 cells = [c.replace("|", "\\|") for c in _diff_cells(d)]
                 lines.append("| " + " | ".join(cells) + " |")
             return "\n".join(lines) + "\n"
+        case _ if not sys.stdout.isatty():
+            # A pipe: a block per item, since the two sides are whole guards and triggers.
+            blocks = [
+                f"{d.id}  {d.d_number or '-'}  {d.why}\n  manual: {d.manual}\n  code:   {d.code}\n"
+                for d in diffs
+            ]
+            return f"{title}\n" + "".join(blocks)
         case _:
             from rich.table import Table
             from rich.text import Text

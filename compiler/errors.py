@@ -101,3 +101,13 @@ class Span:
     end_column: int
     start_pos: int = 0
     end_pos: int = 0
+
+
+def close_matches(
+    word: str, possibilities: Iterable[str], n: int = 3, cutoff: float = 0.6
+) -> list[str]:
+    """`difflib.get_close_matches`, the "did you mean" of every message, with difflib
+    imported only when a message needs it (not on the path of a run without mistakes)."""
+    from difflib import get_close_matches
+
+    return get_close_matches(word, list(possibilities), n=n, cutoff=cutoff)

@@ -9,16 +9,22 @@ Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFIN
 what a caller passes as `ctx` to evaluate many expressions at one simulated time).
 """
 
-from compiler.classad.ads import load_ad, load_ads
-from compiler.classad.compile import CompiledExpr, compile_expr
-from compiler.classad.deep import call_deep
-from compiler.classad.errors import ClassAdSyntaxError
-from compiler.classad.evaluator import evaluate, function_context
-from compiler.classad.match import rank, rank_value, requirements_met, symmetric_match
-from compiler.classad.parser import parse
-from compiler.classad.scope import ClassAd
+from typing import TYPE_CHECKING, Any
+
+# Imported now, not on first use: `unparse` is also the name of its module, which becomes
+# an attribute of this package when imported and would hide the function.
 from compiler.classad.unparse import format_value, unparse
-from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
+
+if TYPE_CHECKING:
+    from compiler.classad.ads import load_ad, load_ads
+    from compiler.classad.compile import CompiledExpr, compile_expr
+    from compiler.classad.deep import call_deep
+    from compiler.classad.errors import ClassAdSyntaxError
+    from compiler.classad.evaluator import evaluate, function_context
+    from compiler.classad.match import rank, rank_value, requirements_met, symmetric_match
+    from compiler.classad.parser import parse
+    from compiler.classad.scope import ClassAd
+    from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
 
 __all__ = [
     "ERROR",
@@ -43,3 +49,40 @@ __all__ = [
     "to_bytes",
     "unparse",
 ]
+
+#: Public name -> the module that defines it (imported on first use, so that a reader of
+#: one part, the compiler's parser say, does not load the ad files' reader and the
+#: matchmaker with it).
+_HOMES = {
+    "load_ad": "compiler.classad.ads",
+    "load_ads": "compiler.classad.ads",
+    "CompiledExpr": "compiler.classad.compile",
+    "compile_expr": "compiler.classad.compile",
+    "call_deep": "compiler.classad.deep",
+    "ClassAdSyntaxError": "compiler.classad.errors",
+    "evaluate": "compiler.classad.evaluator",
+    "function_context": "compiler.classad.evaluator",
+    "rank": "compiler.classad.match",
+    "rank_value": "compiler.classad.match",
+    "requirements_met": "compiler.classad.match",
+    "symmetric_match": "compiler.classad.match",
+    "parse": "compiler.classad.parser",
+    "ClassAd": "compiler.classad.scope",
+    "ERROR": "compiler.classad.values",
+    "UNDEFINED": "compiler.classad.values",
+    "AbsTime": "compiler.classad.values",
+    "RelTime": "compiler.classad.values",
+    "to_bytes": "compiler.classad.values",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The names of `__all__`, each imported from its module on first use and kept."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'compiler.classad' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -27,6 +27,7 @@ import itertools
 import re
 from bisect import bisect_left
 from collections.abc import Callable
+from functools import cache
 
 from compiler.classad import ast
 from compiler.classad.errors import ClassAdSyntaxError
@@ -100,11 +101,18 @@ _TOKEN_NO_COMMENT = re.compile(r"[ \t\r\n\f\v]*+(" + "|".join(_TERMINALS) + ")")
 #: The two in old ClassAd syntax, where only the STRING terminal differs
 #: (`lexical.OLD_STRING`), and only for a text with a backslash: without one, both
 #: syntaxes read the same strings.
+#: Compiled on first use (`_old_tokenizers`): most processes never read old syntax.
 _OLD_TERMINALS = [OLD_STRING if t == _QUOTED.format(q='"') else t for t in _TERMINALS]
-_TOKEN_OLD = re.compile(_TOKEN.pattern.replace("|".join(_TERMINALS), "|".join(_OLD_TERMINALS)))
-_TOKEN_NO_COMMENT_OLD = re.compile(
-    _TOKEN_NO_COMMENT.pattern.replace("|".join(_TERMINALS), "|".join(_OLD_TERMINALS))
-)
+
+
+@cache
+def _old_tokenizers() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(`_TOKEN`, `_TOKEN_NO_COMMENT`) with old syntax's STRING terminal."""
+    new, old = "|".join(_TERMINALS), "|".join(_OLD_TERMINALS)
+    return (
+        re.compile(_TOKEN.pattern.replace(new, old)),
+        re.compile(_TOKEN_NO_COMMENT.pattern.replace(new, old)),
+    )
 
 
 #: Whole tokens that a blank or a bracket around them cannot change: the fixed strings
@@ -198,7 +206,7 @@ def _split(text: str) -> list[str] | None:
 
 def _scan(text: str, old: bool = False) -> list[str]:
     """The tokens of `text`, the empty token at the end (see `_TOKEN`); `old`: old
-    ClassAd syntax's strings (only for a text with a backslash, see `_TOKEN_OLD`)."""
+    ClassAd syntax's strings (only for a text with a backslash, see `_old_tokenizers`)."""
     if old:
         return _tokenizer(text, old).findall(text)
     if "/" not in text and text.isascii() and text.isprintable():
@@ -211,7 +219,8 @@ def _scan(text: str, old: bool = False) -> list[str]:
 
 def _tokenizer(text: str, old: bool = False) -> re.Pattern[str]:
     if old:
-        return _TOKEN_OLD if "/" in text else _TOKEN_NO_COMMENT_OLD
+        with_comments, without = _old_tokenizers()
+        return with_comments if "/" in text else without
     return _TOKEN if "/" in text else _TOKEN_NO_COMMENT
 
 

@@ -10,7 +10,6 @@ spec/config/templates/metaknobs.yaml; names and categories are case-insensitive.
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import cache
@@ -18,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from compiler import yamlcache
+from compiler.errors import close_matches
 from spec import data_path
 
 
@@ -68,10 +68,10 @@ def suggest(category: str, name: str) -> str:
     table = all_templates()
     entries = table.get(category.lstrip("@").upper())
     if entries is None:
-        close = difflib.get_close_matches(category.upper(), list(table), n=1)
+        close = close_matches(category.upper(), list(table), n=1)
         return f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(sorted(table))})"
     by_upper = {key: template.name for key, template in entries.items()}
-    close = difflib.get_close_matches(name.upper(), list(by_upper), n=3, cutoff=0.6)
+    close = close_matches(name.upper(), list(by_upper), n=3, cutoff=0.6)
     if close:
         return " (did you mean " + " or ".join(by_upper[c] for c in close) + "?)"
     return ""

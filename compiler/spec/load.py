@@ -7,9 +7,9 @@ and semantics; they are immutable, so sharing them is safe.
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
+from compiler.errors import close_matches
 from compiler.spec import ir
 from compiler.spec.read import (
     ERA_DIR,
@@ -54,7 +54,7 @@ def load_spec(
     `semantics` ("manual", default, or "code"). Raises `SpecError` on any problem."""
     folder = Path(directory) if directory is not None else ERA_DIR
     if directory is None and era not in ERAS:
-        close = difflib.get_close_matches(era, ERAS, n=1)
+        close = close_matches(era, ERAS, n=1)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         raise SpecError(
             f"unknown era '{era}' (known: {', '.join(ERAS)}){hint}", file=display_path(folder)

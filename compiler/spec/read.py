@@ -13,7 +13,6 @@ replace the parent's.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 from compiler import yamlcache
 from compiler.classad import ast as A
 from compiler.classad import parse
-from compiler.errors import PolicyError
+from compiler.errors import PolicyError, close_matches
 from compiler.textio import decode
 from spec import data_path
 
@@ -187,7 +186,7 @@ def check_keys(errors: Errors, file: str, path: str, value: object, allowed: Ite
         return {}
     for key in value:
         if key not in allowed:
-            close = difflib.get_close_matches(str(key), allowed, n=1)
+            close = close_matches(str(key), allowed, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             where = f"{path}.{key}" if path else str(key)
             errors.add(file, where, f"unknown key '{key}' (allowed: {', '.join(allowed)}){hint}")
@@ -199,7 +198,7 @@ def check_known(errors: Errors, file: str, path: str, what: str, name: object,
     known = tuple(known)
     if name in known:
         return True
-    close = difflib.get_close_matches(str(name), known, n=1)
+    close = close_matches(str(name), known, n=1)
     hint = f"; did you mean '{close[0]}'?" if close else ""
     errors.add(file, path, f"unknown {what} '{name}' (known: {', '.join(known)}){hint}")
     return False

@@ -9,12 +9,11 @@ key path where they occur. Whole-table checks live in `compiler.spec.checks`.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, cast
 
-from compiler.errors import PolicyError
+from compiler.errors import PolicyError, close_matches
 from compiler.spec import checks, ir
 from compiler.spec.ir import Action, ActivityChoice, Citation, Pair, Trigger
 from compiler.spec.read import (
@@ -128,7 +127,7 @@ class Resolver:
             return ""  # the error is reported; nothing downstream reads this guard
         for name in names:
             if name.lower() not in known:
-                close = difflib.get_close_matches(name, list(known.values()), n=1)
+                close = close_matches(name, list(known.values()), n=1)
                 hint = f"; did you mean '{close[0]}'?" if close else ""
                 self.err(file, path, f"unknown name '{name}' in guard {text!r} "
                          f"(not a policy, predicate or attribute){hint}")  # fmt: skip

@@ -13,13 +13,12 @@ settings in CONFIG still win, exactly as if CONFIG began with that `use` line.
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.config import Config, all_templates, directory_files, find_template, load_config
-from compiler.errors import PolicyError
+from compiler.errors import PolicyError, close_matches
 from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS
 
 
@@ -112,9 +111,7 @@ def _template(text: str) -> str:
         return name.strip() + paren + args
     known = sorted(t.name for t in all_templates().get("POLICY", {}).values())
     by_lower = {k.lower(): k for k in known}
-    close = [
-        by_lower[k] for k in difflib.get_close_matches(name.lower(), by_lower, n=3, cutoff=0.6)
-    ]
+    close = [by_lower[k] for k in close_matches(name.lower(), by_lower, n=3, cutoff=0.6)]
     hint = f"; did you mean {', '.join(close)}?" if close else f" (known: {', '.join(known)})"
     raise PolicyError(f"unknown policy template '{name}'{hint}", file="--policy")
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import difflib
 import io
 import json
 import sys
@@ -36,7 +35,7 @@ from typing import Any, TextIO
 from compiler import RowDifference, StateTable, compile_policy, load_attributes, policy_differences
 from compiler.classad import UNDEFINED, ClassAdSyntaxError, parse
 from compiler.classad import ast as A
-from compiler.errors import PolicyError
+from compiler.errors import PolicyError, close_matches
 from compiler.simplify import STARTD_DOMAINS
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 
@@ -107,7 +106,7 @@ def _unknown_hint(name: str) -> str | None:
     known.update({k.lower(): k for k in STARTD_DOMAINS})
     if bare.lower() in known:
         return None
-    close = difflib.get_close_matches(bare.lower(), list(known), n=3, cutoff=0.75)
+    close = close_matches(bare.lower(), list(known), n=3, cutoff=0.75)
     hint = f"; did you mean {', '.join(known[c] for c in close)}?" if close else ""
     return f"--assume {name}: not a documented machine or job attribute{hint}"
 

@@ -265,15 +265,18 @@ def _row(
     domains = _domains(spec)
     triggers: list[CompiledGuard | None] = []
     combined: list[A.Expr] = []
+    simpler: list[A.Expr] = []
     againsts: list[str] = []
     for trigger in transition.triggers:
         if not trigger.guard:
             triggers.append(None)
             continue
         expanded = expander.guard(trigger.guard, trigger.against)
-        triggers.append(_compiled(trigger.guard, trigger.against, expanded, domains, fixed))
+        compiled = _compiled(trigger.guard, trigger.against, expanded, domains, fixed)
+        triggers.append(compiled)
         if trigger.kind == "policy" and expanded not in combined:
             combined.append(expanded)
+            simpler.append(compiled.expr)
             againsts.append(trigger.against)
     choices = tuple(
         _compiled(c.guard, c.against, expander.guard(c.guard, c.against), domains, fixed)
@@ -281,11 +284,13 @@ def _row(
     )
     guard = None
     if combined:
-        joined = combined[-1]
-        for item in reversed(combined[:-1]):
-            joined = A.Binary("||", _holds(item), joined)
         against = "+".join(dict.fromkeys(againsts))
-        guard = _compiled(transition.guard, against, joined, domains, fixed)
+        # Simplified and decided from the triggers' simplified guards: each has the value
+        # of its expansion in every situation, so their join has the value of the join of
+        # the expansions, and only the join is left to simplify (issue 11, cold compile).
+        guard = _compiled(
+            transition.guard, against, _joined(combined), domains, fixed, start=_joined(simpler)
+        )
     status = _row_status(transition, tuple(triggers), guard)
     return Row(
         transition=transition,
@@ -295,6 +300,14 @@ def _row(
         status=status,
         policy_status=guard.status if guard else None,
     )
+
+
+def _joined(guards: list[A.Expr]) -> A.Expr:
+    """A row's policy guards as one: the last one, after the startd's test of each other."""
+    joined = guards[-1]
+    for item in reversed(guards[:-1]):
+        joined = A.Binary("||", _holds(item), joined)
+    return joined
 
 
 def _holds(e: A.Expr) -> A.Expr:
@@ -314,9 +327,14 @@ def _compiled(
     expanded: A.Expr,
     domains: Mapping[str, Domain],
     assume: Mapping[str, Value],
+    *,
+    start: A.Expr | None = None,
 ) -> CompiledGuard:
-    result = simplify(expanded, domains=domains, assume=assume)
-    status: Status = truth(expanded, domains=domains, assume=assume)
+    """The guard `text` compiled from its expansion; `start`, when given, is an
+    expression with the value of `expanded` in every situation, simpler to work on."""
+    work = expanded if start is None else start
+    result = simplify(work, domains=domains, assume=assume)
+    status: Status = truth(work, domains=domains, assume=assume)
     return CompiledGuard(
         text=text,
         against=against,

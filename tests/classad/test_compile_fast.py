@@ -146,6 +146,24 @@ def test_scope_words_held_as_attributes_in_plain_dicts() -> None:
         assert compile_expr("TARGET.z")(machine, job) == evaluate("TARGET.z", machine, job) == 1
     del machine["tArGeT"]
     assert compile_expr("TARGET.z")(machine, job) == 7
+    # A key renamed to a scope word between calls, the dict's size unchanged.
+    del machine["w"]
+    machine["Target"] = parse("[z = 2]")
+    assert compile_expr("TARGET.z")(machine, job) == evaluate("TARGET.z", machine, job) == 2
+
+
+def test_reordered_spellings_read_the_last_one_as_classad2() -> None:
+    ad = {"A": 1, "b": 0, "a": 2}
+    read = compile_expr("A + 0")
+    for _ in range(WARM):
+        assert read(ad, None) == evaluate("A + 0", ad) == 1  # the exact spelling first
+    ad = {"a": 2, "b": 0}
+    ad["A"] = 1
+    ad.pop("b")
+    ad["b"] = 0
+    both = compile_expr("(b + 1) * 10 + (a + 0)")
+    for _ in range(WARM):
+        assert both(ad, None) == evaluate("(b + 1) * 10 + (a + 0)", ad)
 
 
 def test_cycles_through_generated_attribute_expressions() -> None:

@@ -93,16 +93,17 @@ class Env:
 
     @staticmethod
     def make(domains: Mapping[str, Domain], assume: Mapping[str, Value]) -> Env:
-        d = _norm(domains)
         a = _norm(assume)
         return _intern(
-            Env(
-                tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain))),
-                # The type name is part of the key: False == 0 == 0.0 in Python, not in ClassAd
-                # (and Env is a cache key).
-                tuple(sorted((k, (type(v).__name__, _freeze(v))) for k, v in a.items())),
-            )
+            _domain_items(domains),
+            # The type name is part of the key: False == 0 == 0.0 in Python, not in ClassAd
+            # (and Env is a cache key).
+            tuple(sorted((k, (type(v).__name__, _freeze(v))) for k, v in a.items())),
         )
+
+    def without_assumptions(self) -> Env:
+        """The Env of the same domains and no assumed value."""
+        return _intern(self.domains, ())
 
     def _domain_map(self) -> dict[str, Domain]:
         return _maps(self)[0]
@@ -151,12 +152,47 @@ def _thaw(v: object) -> object:
     return [_thaw(x) for x in v] if isinstance(v, tuple) else v
 
 
-_ENVS: dict[tuple[object, object], Env] = {}
+#: Env by (id of its interned domains, its assumptions), and the interned domain tuples.
+_ENVS: dict[tuple[int, object], Env] = {}
+_DOMAIN_TUPLES: dict[tuple[tuple[str, Domain], ...], tuple[tuple[str, Domain], ...]] = {}
+#: id(mapping) -> (the mapping, a copy of it, its interned domain tuple): a caller passes
+#: the same domains with every guard, and normalising and hashing them was a tenth of a
+#: cold compile (issue 11).
+_SEEN_DOMAINS: dict[int, tuple[Mapping[str, object], dict[str, object], tuple]] = {}
 
 
-def _intern(env: Env) -> Env:
-    """One object per distinct content, so Env compares and hashes by identity (fast)."""
-    key = (env.domains, env.assume)
-    if len(_ENVS) > 1024:
-        _ENVS.clear()
-    return _ENVS.setdefault(key, env)
+def _domain_items(domains: Mapping[str, object]) -> tuple[tuple[str, Domain], ...]:
+    """`domains` normalised and sorted, one tuple object per content; a mapping seen
+    before that still holds the same items (one dict comparison) is not normalised again."""
+    seen = _SEEN_DOMAINS.get(id(domains))
+    if seen is not None and seen[0] is domains and seen[1] == domains:
+        return seen[2]
+    d = _norm(domains)
+    items = tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain)))
+    if len(_DOMAIN_TUPLES) > 1024:
+        _clear_interned()
+    items = _DOMAIN_TUPLES.setdefault(items, items)
+    if len(_SEEN_DOMAINS) > 64:
+        _SEEN_DOMAINS.clear()
+    _SEEN_DOMAINS[id(domains)] = (domains, dict(domains), items)
+    return items
+
+
+def _clear_interned() -> None:
+    _ENVS.clear()
+    _DOMAIN_TUPLES.clear()
+    _SEEN_DOMAINS.clear()
+
+
+def _intern(domains: tuple[tuple[str, Domain], ...], assume: tuple) -> Env:
+    """One object per distinct content, so Env compares and hashes by identity (fast).
+    `domains` is interned already (`_domain_items`), so its id stands for its content."""
+    key = (id(domains), assume)
+    env = _ENVS.get(key)
+    if env is None:
+        if len(_ENVS) > 1024:
+            _clear_interned()
+            domains = _DOMAIN_TUPLES.setdefault(domains, domains)
+            key = (id(domains), assume)
+        env = _ENVS[key] = Env(domains, assume)
+    return env

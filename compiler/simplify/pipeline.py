@@ -123,7 +123,7 @@ _SHARED_MAX: Final = 200_000
 
 
 def _context(env: Env, max_vars: int) -> Ctx:
-    base = Env.make(dict(env.domains), {}) if env.assume else env
+    base = env.without_assumptions() if env.assume else env
     shared = _SHARED.get(base)
     if shared is None or len(shared.local) + len(shared.swept) > _SHARED_MAX:
         if len(_SHARED) > 64:

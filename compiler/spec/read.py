@@ -79,7 +79,9 @@ TIMER_KEYS = (
 LETTER_KEYS = ("from", "to", "numbers", "cause", "citation")
 CHOICE_KEYS = ("manual", "code", "difference")
 CHOICE_ENTRY_KEYS = ("guard", "activity", "against")
-POLLING_KEYS = ("POLLING_INTERVAL", "UPDATE_INTERVAL", "fast_states", "start_on_entry", "difference")
+POLLING_KEYS = (
+    "POLLING_INTERVAL", "UPDATE_INTERVAL", "fast_states", "start_on_entry", "difference",
+)  # fmt: skip
 PUBLISH_KEYS = ("states", "attribute", "value", "note", "semantics", "difference")
 EFFECT_KEYS = ("event", "from", "how", "actions", "semantics")
 TRIGGER_KINDS = ("policy", "timer", "protocol", "command", "immediate")

@@ -251,7 +251,9 @@ class Resolver:
         for i, state in enumerate(fast):
             check_known(self.errors, file, f"{path}.fast_states[{i}]", "state", state, self.states)
         entry = pick(data.get("start_on_entry", []), self.sem) or []
-        starts = [self.pair(file, f"{path}.start_on_entry[{i}]", text) for i, text in enumerate(entry)]
+        starts = [
+            self.pair(file, f"{path}.start_on_entry[{i}]", text) for i, text in enumerate(entry)
+        ]
         return ir.Polling(int(data.get("POLLING_INTERVAL", 5)), int(data.get("UPDATE_INTERVAL", 300)),
                           tuple(fast), data.get("difference"),
                           tuple(p for p in starts if p is not None))  # fmt: skip

@@ -73,8 +73,9 @@ class Fired:
 @dataclass(frozen=True, slots=True)
 class Handled:
     """What one delivered event did: `fired` is the number of the first transition it
-    fired (None: it fired none, i.e. it was ignored), `reason` says which trigger, or why
-    none could fire. `how` is the `how` it was handled with; `how_default` marks the
+    fired (None: it fired none, i.e. it was ignored); `reason` says why none could fire,
+    or how an evaluation the event asked for fired one ("" when the event's own trigger
+    fired: that transition's `Fired.reason` says why). `how` is the `how` it was handled with; `how_default` marks the
     HTCondor tool's default filled in for an omitted one. `after` is the `seq` of the
     last transition fired before the event arrived (0: none), which places it among the
     `Fired` records."""
@@ -111,11 +112,12 @@ class Handled:
         }
 
     def to_text(self) -> str:
-        outcome = f"fired #{self.fired}" if self.fired is not None else "ignored"
-        return (
-            f"t={num(self.t):>7} event {self.label()} in {'/'.join(self.source)}: "
-            f"{outcome} ({self.reason})"
-        )
+        """`t=... event E in S/A: fires #N` (the transition's own line, which follows,
+        gives its reason), `... fires #N (why)` when the event's effects and the
+        evaluation it asks for fired it, `... ignored (why)` when it fired none."""
+        outcome = f"fires #{self.fired}" if self.fired is not None else "ignored"
+        why = f" ({self.reason})" if self.reason else ""
+        return f"t={num(self.t):>7} event {self.label()} in {'/'.join(self.source)}: {outcome}{why}"
 
 
 def in_order(fired: Sequence[Fired], handled: Sequence[Handled]) -> list[Fired | Handled]:

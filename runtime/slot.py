@@ -357,20 +357,20 @@ class Slot:
         candidates = self.engine.event_triggers(pair, event, how)
         for name in candidates:
             if self._fire(name, ctx):
-                handled(self.fired[after].number, self.fired[after].reason)
+                handled(self.fired[after].number, "")
                 return True
-        why = self._why_not(pair, event, how, candidates, job)
-        changed = self.record != before
-        if changed:
-            why += f"; its effects ran ({', '.join(effects)})"
+        ran = f"its effects ran ({', '.join(effects)})" if self.record != before else ""
         if evaluate:
             first = self.seq
             if self._evaluate(_Context(self, None)):
-                fired = self.fired[first]
-                handled(fired.number, f"{why}; the evaluation it asks for: {fired.reason}")
+                number = self.fired[first].number
+                asked = f"the evaluation it asks for fires #{number}"
+                handled(number, f"{ran}; {asked}" if ran else asked)
                 return True
-            why += "; the evaluation it asks for fired nothing"
-        handled(None, why)
+        why = [self._why_not(pair, event, how, candidates, job), ran]
+        if evaluate:
+            why.append("the evaluation it asks for fires nothing")
+        handled(None, "; ".join(w for w in why if w))
         return False
 
     def _why_not(

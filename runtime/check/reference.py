@@ -487,6 +487,8 @@ class ReferenceSlot:
 
     def event(self, name: str, how: str | None, job: dict[str, Any] | None) -> None:
         pair = Pair(self.state, self.activity)
+        # An omitted `how` is the HTCondor tool's default (the spec's `default_how`).
+        how = next((e.with_default(how) for e in self.spec.events if e.name == name), how)
         if job is None and name in ("claim", "preempting_claim"):
             job = dict(self.job)
         self._pending_job = job

@@ -59,9 +59,9 @@ class Schedule:
         for name, due in self.due.items():
             if best is None or due < best:
                 best, what = due, name
-        for name, due in ((UPDATE, self.update_due), (POLL, self.poll_due)):
-            if due is not None and (best is None or due < best):
-                best, what = due, name
+        for name, periodic in ((UPDATE, self.update_due), (POLL, self.poll_due)):
+            if periodic is not None and (best is None or periodic < best):
+                best, what = periodic, name
         return best, what
 
 

@@ -68,7 +68,7 @@ def _stripped(trace: Trace) -> tuple[Step, ...]:
 
 DEFAULT_HOW_CASES = [
     case for case in CASES if _stripped(load(case.values[0])) != load(case.values[0]).steps
-]  # type: ignore[arg-type]
+]
 
 
 @pytest.mark.parametrize(("path", "semantics"), DEFAULT_HOW_CASES)

@@ -152,7 +152,9 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         elif plain and record.get("kind") == "ignored":
-            print(f"t={record['t']} event {record['event']} ignored ({record['reason']})", flush=True)
+            print(
+                f"t={record['t']} event {record['event']} ignored ({record['reason']})", flush=True
+            )
 
     job = JobProcess(_job_argv(args.job), listener=listener) if args.job is not None else None
     sensors = RealSensors(job_cpu=job.tree_cpu_seconds if job else (lambda: 0.0))

@@ -205,3 +205,23 @@ def test_run_prints_every_event_and_lists_ignored_ones_in_jsonl(
     ]
     fired = [o for o in objects if "event" not in o]
     assert all(set(o) == {"t", "number", "letter", "from", "to", "reason"} for o in fired)
+    log = tmp_path / "events.jsonl"
+    assert main(["run", "--trace", str(path), "--semantics", "code", "--log", str(log)]) == 0
+    records = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert [r for r in records if r["kind"] == "ignored"] == [
+        {
+            "t": 10,
+            "kind": "ignored",
+            "event": "release",
+            "state": ["Unclaimed", "Idle"],
+            "reason": "no transition from Unclaimed/Idle takes release",
+        }
+    ]
+    vacate = next(r for r in records if r["kind"] == "event" and r["event"] == "vacate")
+    assert vacate == {
+        "t": 40,
+        "kind": "event",
+        "event": "vacate",
+        "how": "graceful",
+        "how_default": True,
+    }

@@ -27,7 +27,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 
-from compiler.classad import ClassAdSyntaxError, call_deep, compile_expr, parse, unparse
+from compiler.classad import (
+    ClassAdSyntaxError,
+    call_deep,
+    compile_expr,
+    evaluate,
+    parse,
+    unparse,
+)
 from compiler.classad import ast as A
 from compiler.classad.values import Value
 from compiler.config import Config, load_config
@@ -210,7 +217,7 @@ def _optional_expr(config: Config, name: str, warnings: list[str]) -> A.Expr | N
 
 def _settings(spec: EraSpec, config: Config) -> Settings:
     ints = {name: _int(_text(config, name)) for name in _INT_SETTINGS}
-    backfill = (_text(config, "ENABLE_BACKFILL") or "").strip().lower() in ("true", "1", "yes")
+    backfill = _param_boolean(_text(config, "ENABLE_BACKFILL"))
     worklife: int | None = None
     try:
         policy = spec.policy("CLAIM_WORKLIFE")
@@ -226,8 +233,27 @@ def _settings(spec: EraSpec, config: Config) -> Settings:
         polling_interval=ints["POLLING_INTERVAL"],
         update_interval=ints["UPDATE_INTERVAL"],
         claim_worklife=worklife,
-        backfill_enabled=backfill and bool(_text(config, "BACKFILL_SYSTEM")),
+        # ResMgr::backfillMgrConfig: verifyBackfillSystem knows only BOINC.
+        backfill_enabled=backfill
+        and (_text(config, "BACKFILL_SYSTEM") or "").strip().lower() == "boinc",
     )
+
+
+def _param_boolean(text: str | None) -> bool:
+    """`param_boolean(NAME, false)` (condor_config.cpp `string_is_boolean_param`): a
+    leading true/1/false/0 followed by nothing but spaces, else the text evaluated as a
+    ClassAd expression (a number is TRUE when not 0); anything else is the default."""
+    text = (text or "").strip()
+    for literal, value in (("true", True), ("1", True), ("false", False), ("0", False)):
+        if text[: len(literal)].lower() == literal and not text[len(literal) :].strip():
+            return value
+    try:
+        result = call_deep(evaluate, parse(text), {}, None) if text else None
+    except PolicyError:  # text that does not parse is not a boolean: the default
+        return False
+    if isinstance(result, bool):
+        return result
+    return isinstance(result, int | float) and result != 0
 
 
 def _text(config: Config, name: str) -> str | None:

@@ -10,8 +10,9 @@ the table and the era spec alone (compiler.spec module docstring, "how a slot ru
 * event E: the protocol/command triggers named E from the current pair, in row order, a
   trigger whose `how` list does not hold the event's `how` skipped (`Engine.event_triggers`);
 * timer T: the timer triggers named T from the current pair (`Engine.timer_triggers`);
-* polling: POLLING_INTERVAL while the state is one of the era's fast states or Condor load
-  is positive, UPDATE_INTERVAL otherwise (`Engine.interval`).
+* periodic evaluation: every UPDATE_INTERVAL, and every POLLING_INTERVAL while the
+  polling timer runs, i.e. while the state is one of the era's fast states or the Condor
+  load is positive (`Engine.intervals`, `Engine.needs_polling`; runtime.timers).
 
 Nothing here tests a guard, touches a record or reads a clock: `runtime.slot.Slot` (the
 facade) asks, then pulls the triggers through the `transitions` machine of
@@ -128,18 +129,23 @@ class Engine:
             if trig.kind == "timer" and trig.name == timer
         )
 
-    def interval(self, pair: Pair, condor_load: Callable[[], Any]) -> float:
-        """Seconds to the next periodic evaluation pass in `pair` (`condor_load` is read
-        only outside the fast states: reading real sensors logs their changes)."""
+    def intervals(self) -> tuple[float, float]:
+        """(POLLING_INTERVAL, UPDATE_INTERVAL) in seconds: the compiled settings, else the
+        era's defaults."""
         polling = self.spec.polling
         settings: Settings = self.table.program.settings
         fast = float(settings.polling_interval or polling.fast_interval)
         slow = float(settings.update_interval or polling.slow_interval)
-        if pair.state in polling.fast_states:
-            return fast
+        return fast, slow
+
+    def needs_polling(self, pair: Pair, condor_load: Callable[[], Any]) -> bool:
+        """`ResMgr::check_polling`: whether the polling timer runs (the state is one of the
+        era's fast states, or the Condor load is positive; `condor_load` is read only
+        outside the fast states: reading real sensors logs their changes)."""
+        if pair.state in self.spec.polling.fast_states:
+            return True
         load = condor_load()
-        busy = isinstance(load, int | float) and load > 0
-        return fast if busy else slow
+        return isinstance(load, int | float) and load > 0
 
 
 def _entry(spec: EraSpec, pair: Pair) -> Entry:

@@ -3,9 +3,10 @@
 Stage: runtime output. `EventLog(path)` appends one JSON object per record and flushes
 after every line, so a watcher killed at any moment leaves a readable log; `close()` is
 idempotent. Records come from `runtime.slot.Slot` (its `listener`): each has `t` (trace
-seconds) and `kind` (start | transition | event | sensor | timer | signal | job | action
-| note), transitions also `seq`, `number`, `letter`, `from`, `to`, `trigger`, `reason` and
-`values` (the guard's attributes at that moment).
+seconds) and `kind` (start | transition | event | ignored | sensor | timer | signal | job
+| action | note), transitions also `seq`, `number`, `letter`, `from`, `to`, `trigger`,
+`reason` and `values` (the guard's attributes at that moment); an event no transition
+took is an `ignored` record with its `reason` (docs/json-outputs.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
-"""What the runtime reports about a fired transition: the `Fired` record and its reason.
+"""What the runtime reports about a fired transition (`Fired`) and about each event
+(`Handled`: which transition it fired, or why it fired none).
 
 Stage: runtime output. `Fired` is the one record of a fired transition: the runtime's
-`Slot` and the reference interpreter of `condor-policy check` both report it.
+`Slot` and the reference interpreter of `condor-policy check` both report it. `Handled`
+is the runtime's answer to one delivered event; an event that fired no transition is
+*ignored*, and says why (DESIGN.md: nothing is dropped without a word).
 `describe(trigger, tested, activity)` turns the trigger that fired
 and the guards the machine found TRUE (the trigger's own guard, and for a "State/*"
 target the activity-choice guard) into the human reason, e.g. `policy: KeyboardIdle < 60
@@ -65,6 +68,66 @@ class Fired:
             f"t={num(self.t):>7} #{self.number}{letter}: {'/'.join(self.source)} -> "
             f"{'/'.join(self.target)}  ({self.reason})"
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Handled:
+    """What one delivered event did: `fired` is the number of the first transition it
+    fired (None: it fired none, i.e. it was ignored); `reason` says why none could fire,
+    or how an evaluation the event asked for fired one ("" when the event's own trigger
+    fired: that transition's `Fired.reason` says why). `how` is the `how` it was handled with; `how_default` marks the
+    HTCondor tool's default filled in for an omitted one. `after` is the `seq` of the
+    last transition fired before the event arrived (0: none), which places it among the
+    `Fired` records."""
+
+    after: int
+    t: float
+    event: str
+    how: str | None
+    how_default: bool
+    source: tuple[str, str]
+    fired: int | str | None
+    reason: str
+
+    @property
+    def ignored(self) -> bool:
+        return self.fired is None
+
+    def label(self) -> str:
+        """The event as a trace step names it, e.g. `vacate(graceful, the default)`."""
+        if self.how is None:
+            return self.event
+        default = ", the default" if self.how_default else ""
+        return f"{self.event}({self.how}{default})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--format jsonl` object of an ignored event (docs/trace-format.md)."""
+        return {
+            "t": num(self.t),
+            "event": self.event,
+            "how": self.how,
+            "state": list(self.source),
+            "ignored": self.ignored,
+            "reason": self.reason,
+        }
+
+    def to_text(self) -> str:
+        """`t=... event E in S/A: fires #N` (the transition's own line, which follows,
+        gives its reason), `... fires #N (why)` when the event's effects and the
+        evaluation it asks for fired it, `... ignored (why)` when it fired none."""
+        outcome = f"fires #{self.fired}" if self.fired is not None else "ignored"
+        why = f" ({self.reason})" if self.reason else ""
+        return f"t={num(self.t):>7} event {self.label()} in {'/'.join(self.source)}: {outcome}{why}"
+
+
+def in_order(fired: Sequence[Fired], handled: Sequence[Handled]) -> list[Fired | Handled]:
+    """Transitions and events in the order they happened: an event before the
+    transitions it caused, after the ones fired before it arrived."""
+    keyed: list[tuple[tuple[int, int, int], Fired | Handled]] = [
+        ((f.seq - 1, 1, i), f) for i, f in enumerate(fired)
+    ]
+    keyed += [((h.after, 0, i), h) for i, h in enumerate(handled)]
+    return [item for _, item in sorted(keyed, key=lambda pair: pair[0])]
 
 
 def num(t: float) -> int | float:

@@ -24,11 +24,14 @@ that fires wins; if none fired and an effect asked, evaluate), the outside effec
 actions (timers, signals, the job), the cascade of one instant (after every state change
 the new pair's entry, at most MAX_CASCADE deep) and the `Fired` records.
 
-Time: `advance(t)` moves the clock to trace time t, firing due timers and the periodic
-evaluation (POLLING_INTERVAL while the state is one of the era's fast states or Condor
-load is positive, UPDATE_INTERVAL otherwise) in time order. Every fired row is a `Fired`
-record (its number, letter, the guard and the values of its attributes) handed to the
-listener (the event log) and kept in `fired`.
+Time: with `polling="auto"` the slot evaluates when the startd does (runtime.timers):
+once at start-up, every UPDATE_INTERVAL from then on, and every POLLING_INTERVAL while
+the polling timer runs (started and stopped after each evaluation by the era's fast
+states and the Condor load). `advance(t)` moves the clock to trace time t, firing due
+timers and evaluations in time order. Every fired row is a `Fired` record (its number,
+letter, the guard and the values of its attributes) handed to the listener (the event
+log) and kept in `fired`; every event is a `Handled` record in `handled`: the transition
+it fired, or why it fired none (an ignored event is never dropped without a word).
 """
 
 from __future__ import annotations
@@ -54,10 +57,10 @@ from runtime.ads import (
 )
 from runtime.clock import SimClock
 from runtime.engine import Engine
-from runtime.fired import Fired, describe, jsonable, num
+from runtime.fired import Fired, Handled, describe, guard_values, jsonable, num, show
 from runtime.sensors.fake import FakeSensors
 from runtime.slot_ad import AdBuilder
-from runtime.timers import Schedule, timer_seconds
+from runtime.timers import POLL, UPDATE, Schedule, timer_seconds
 
 Listener = Callable[[dict[str, Any]], None]
 #: Longest chain of transitions one instant may cause before we call it a loop.
@@ -191,7 +194,10 @@ class Slot:
         now = self.clock.now()
         self.record = SlotState(entered_state=now, entered_activity=now, stint_start=now)
         self.schedule = Schedule()
+        if polling == "auto":
+            self.schedule.update_due = self.clock.elapsed() + self.engine.intervals()[1]
         self.fired: list[Fired] = []
+        self.handled: list[Handled] = []
         self.seq = 0
         self.evaluations = 0
         self._depth = 0
@@ -254,77 +260,166 @@ class Slot:
         )
         self._depth = 0
         self._entered(_Context(self, None))
+        if self.polling == "auto":
+            # ResMgr::start_update_timer: update_all() at once, then every UPDATE_INTERVAL.
+            self._periodic(UPDATE)
 
     def pair_tuple(self) -> tuple[str, str]:
         p = self.pair
         return (p.state, p.activity)
 
     def poll(self) -> bool:
-        """One evaluation pass now (sensors read afresh). True if a transition fired."""
+        """One evaluation pass now (sensors read afresh), as the startd's `eval_all`: then,
+        with automatic polling, the polling timer is started or stopped
+        (`ResMgr::check_polling`). True if a transition fired."""
         self._depth = 0
         self.schedule.last_eval = self.clock.elapsed()
         self._invalidate()
-        return self._evaluate(_Context(self, None))
+        fired = self._evaluate(_Context(self, None))
+        self._check_polling()
+        return fired
 
     def send(self, event: str, **payload: Any) -> bool:
-        """Deliver a protocol event or command (DESIGN.md event names). True if one fired."""
+        """Deliver a protocol event or command (DESIGN.md event names). True if one fired.
+
+        An omitted `how` is the HTCondor tool's default (the spec's `default_how`). What
+        the event did is appended to `handled`: the transition it fired, or why none."""
         known = {e.name: e for e in self.spec.events}
         if event not in known:
             raise SlotError(
                 f"unknown event {event!r} (known: {', '.join(sorted(known))})", file="<event>"
             )
-        how = payload.get("how")
-        if how is not None and known[event].how and how not in known[event].how:
+        given = payload.get("how")
+        if given is not None and known[event].how and given not in known[event].how:
             raise SlotError(f"event {event}: how must be one of {', '.join(known[event].how)}")
+        how = known[event].with_default(given)
+        defaulted = given is None and how is not None
         job = payload.get("job")
         self._depth = 0
-        self._log({"kind": "event", "event": event, **({"how": how} if how else {})})
+        record: dict[str, Any] = {"kind": "event", "event": event}
+        if how:
+            record["how"] = how
+        if defaulted:
+            record["how_default"] = True
+        self._log(record)
+        pair = self.pair
+        after = self.seq
+
+        def handled(fired: int | str | None, reason: str) -> None:
+            outcome = Handled(
+                after,
+                self.clock.elapsed(),
+                event,
+                how,
+                defaulted,
+                (pair.state, pair.activity),
+                fired,
+                reason,
+            )
+            self.handled.append(outcome)
+            if fired is None:
+                self._log(
+                    {
+                        "kind": "ignored",
+                        "event": event,
+                        **({"how": how} if how else {}),
+                        "state": [pair.state, pair.activity],
+                        "reason": reason,
+                    }
+                )
+
         match event:
             case "claim" | "match":
                 job = dict(job) if job is not None else dict(self.request_job)
                 self._claim_request = job
             case "preempting_claim":
                 job = dict(job) if job is not None else dict(self.request_job)
-                if self._refused(job):
+                refused = self._refused(job)
+                if refused:
+                    handled(None, refused)
                     return False
             case _:
                 job = None
         self._invalidate()
         ctx = _Context(self, job)
-        pair = self.pair
+        before = self.record
         evaluate = False
+        effects: list[str] = []
         for effect in self.spec.event_effects:
             if effect.event != event or pair not in effect.sources:
                 continue
             if effect.how and how not in effect.how:
                 continue
             evaluate = evaluate or any(a.name == "evaluate" for a in effect.actions)
-            self.perform(tuple(a for a in effect.actions if a.name != "evaluate"), job)
-        for name in self.engine.event_triggers(pair, event, how):
+            actions = tuple(a for a in effect.actions if a.name != "evaluate")
+            effects += [str(a) for a in actions]
+            self.perform(actions, job)
+        candidates = self.engine.event_triggers(pair, event, how)
+        for name in candidates:
             if self._fire(name, ctx):
+                handled(self.fired[after].number, "")
                 return True
+        ran = f"its effects ran ({', '.join(effects)})" if self.record != before else ""
         if evaluate:
-            return self._evaluate(_Context(self, None))
-        self._log({"kind": "note", "note": f"{event} changes nothing in {pair}"})
+            first = self.seq
+            if self._evaluate(_Context(self, None)):
+                number = self.fired[first].number
+                asked = f"the evaluation it asks for fires #{number}"
+                handled(number, f"{ran}; {asked}" if ran else asked)
+                return True
+        why = [self._why_not(pair, event, how, candidates, job), ran]
+        if evaluate:
+            why.append("the evaluation it asks for fires nothing")
+        handled(None, "; ".join(w for w in why if w))
         return False
 
-    def _refused(self, job: Mapping[str, Any]) -> bool:
+    def _why_not(
+        self,
+        pair: Pair,
+        event: str,
+        how: str | None,
+        candidates: tuple[str, ...],
+        job: Mapping[str, Any] | None,
+    ) -> str:
+        """Why `event` (with `how`) fired no transition in `pair`: no row takes it, only
+        with another `how`, or the guards of the rows that take it are not TRUE."""
+        if not candidates:
+            others = sorted(
+                {h for _, hows in self.engine.events.get((pair, event), ()) for h in hows}
+            )
+            if others:
+                return f"no transition from {pair} takes {event}({how}), only " + ", ".join(
+                    f"{event}({h})" for h in others
+                )
+            return f"no transition from {pair} takes {event}"
+        my = self.eval_ad()
+        owner = job if job is not None else self.record.job
+        target = None if owner is None else self.classad(owner)
+        parts = []
+        for name in candidates:
+            row, index = self._triggers[name]
+            guard = row.triggers[index]
+            text = "TRUE" if guard is None else guard.simplified
+            values = guard_values(text, my, target)
+            shown = ", ".join(f"{k}={show(v)}" for k, v in values.items())
+            parts.append(f"#{row.number} needs {text}" + (f" [{shown}]" if shown else ""))
+        return "not TRUE: " + "; ".join(parts)
+
+    def _refused(self, job: Mapping[str, Any]) -> str:
         """request_claim: a preempting claim whose RANK is below the current claim's is
-        refused (higher = machine-rank preemption, equal = user-priority preemption)."""
+        refused (higher = machine-rank preemption, equal = user-priority preemption); the
+        reason, or "" when it is accepted."""
         if self.record.job is None:
-            return False
+            return ""
         now = self.clock.now()
         rank = self.policy.number("RANK", self.eval_ad(), self.classad(job), now) or 0.0
         if rank >= self.record.current_rank:
-            return False
-        self._log(
-            {
-                "kind": "note",
-                "note": f"preempting claim refused: RANK {rank:g} < CurrentRank "
-                f"{self.record.current_rank:g}",
-            }
+            return ""
+        reason = (
+            f"preempting claim refused: RANK {rank:g} < CurrentRank {self.record.current_rank:g}"
         )
-        return True
+        self._log({"kind": "note", "note": reason})
+        return reason
 
     def set_sensors(self, values: Mapping[str, Any]) -> None:
         """A trace's `set:` step (fake sensors only); predicates may be overridden too."""
@@ -354,8 +449,8 @@ class Slot:
             self.clock.advance_to(due)
             self._invalidate()
             self._depth = 0
-            if what == "eval":
-                self.poll()
+            if what in (UPDATE, POLL):
+                self._periodic(what)
             else:
                 self._expire(what)
         self.clock.advance_to(t)
@@ -489,6 +584,8 @@ class Slot:
         return True
 
     def _entered(self, ctx: _Context) -> None:
+        if self.pair in self.spec.polling.start_on_entry:
+            self._start_polling()
         entry = self.engine.on_entry(self.pair)
         if any(self._fire(name, ctx) for name in entry.immediate):
             return
@@ -509,10 +606,38 @@ class Slot:
                 return
 
     def _next_due(self) -> tuple[float | None, str]:
-        interval = None
-        if self.polling == "auto":
-            interval = self.engine.interval(self.pair, self._condor_load)
-        return self.schedule.next_due(self.clock.elapsed(), interval)
+        return self.schedule.next_due()
+
+    def _periodic(self, what: str) -> None:
+        """The startd's update (`eval_and_update_all`) or polling (`eval_all`) timer
+        fires: its next time is set, then one evaluation pass runs (`poll`)."""
+        polling, update = self.engine.intervals()
+        now = self.clock.elapsed()
+        if what == UPDATE:
+            self.schedule.update_due = now + update
+        else:
+            self.schedule.poll_due = now + polling
+        self.poll()
+
+    def _check_polling(self) -> None:
+        """`ResMgr::check_polling`: start the polling timer (first evaluation one
+        POLLING_INTERVAL from now) when the slot needs polling, stop it when not."""
+        if self.polling != "auto" or self.deleted:
+            return
+        if self.engine.needs_polling(self.pair, self._condor_load):
+            self._start_polling()
+        elif self.schedule.poll_due is not None:
+            self.schedule.poll_due = None
+            self._log({"kind": "timer", "timer": POLL, "op": "cancel"})
+
+    def _start_polling(self) -> None:
+        """`ResMgr::start_poll_timer`: the first polling evaluation one POLLING_INTERVAL
+        from now, unless the timer already runs."""
+        if self.polling != "auto" or self.schedule.poll_due is not None:
+            return
+        seconds = self.engine.intervals()[0]
+        self.schedule.poll_due = self.clock.elapsed() + seconds
+        self._log({"kind": "timer", "timer": POLL, "op": "start", "seconds": seconds})
 
     def _condor_load(self) -> Any:
         return self.ads.read_sensors(self.clock.now()).get("CondorLoadAvg", 0)

@@ -3,7 +3,8 @@
 Stage: runtime output, presentation only. `render(slot, ...)` builds a rich renderable
 from a `runtime.slot.Slot`: the state/activity and time in it, the sensor values, the
 guards of the rows leaving the current pair with their current truth value, the running
-job, and the last transitions with their reasons. `LiveView` wraps `rich.live.Live`;
+job, the last transitions with their reasons, when the policy is evaluated next, and the
+last events no transition took. `LiveView` wraps `rich.live.Live`;
 when stdout is not a terminal the watch command prints transitions as text instead.
 """
 
@@ -68,6 +69,17 @@ def policy_values(slot: Any) -> list[tuple[str, str, str]]:
     return out
 
 
+def _next_evaluation(slot: Any) -> str:
+    """When the policy is evaluated next, and by which of the startd's timers."""
+    schedule = slot.schedule
+    due = [(t, name) for t, name in ((schedule.poll_due, "POLLING_INTERVAL"),
+                                      (schedule.update_due, "UPDATE_INTERVAL")) if t is not None]  # fmt: skip
+    if not due:
+        return ""
+    t, name = min(due)
+    return f"   next evaluation in {max(0.0, t - slot.clock.elapsed()):.0f} s ({name})"
+
+
 def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> Group:
     now = slot.clock.now()
     header = Text.assemble(
@@ -75,6 +87,7 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
         f"  for {int(now - slot.record.entered_activity)} s",
         f"   job pid {job_pid}" if job_pid else "",
         f"   {slot.table.era} ({slot.table.semantics})",
+        _next_evaluation(slot),
     )
     sensors = Table(title="sensors", show_header=False, box=None)
     ad = slot.ad
@@ -107,6 +120,9 @@ def render(slot: Any, notes: Sequence[str] = (), job_pid: int | None = None) -> 
             Text(f.reason),
         )
     parts: list[Any] = [Panel(header), sensors, knobs, guards, fired]
+    ignored = [h for h in getattr(slot, "handled", ()) if h.ignored][-3:]
+    if ignored:
+        parts.append(Text("\n".join(h.to_text() for h in ignored), style="dim"))
     if notes:
         parts.append(Text("\n".join(notes), style="yellow"))
     return Group(*parts)

@@ -54,11 +54,13 @@ EvalStep: order, source, transition (id), trigger (index), guard, against.
 Letter: letter, source, target (states), numbers, cause, citation.
 Timer: name, kind (timer | limit), default (seconds or None = no limit), default_text,
   meaning, on_expiry, predicate (for limits), fires (transition ids), citation, difference.
-Polling: fast_interval (POLLING_INTERVAL), slow_interval (UPDATE_INTERVAL), fast_states.
+Polling: fast_interval (POLLING_INTERVAL), slow_interval (UPDATE_INTERVAL), fast_states,
+  start_on_entry (pairs whose entry starts the polling timer).
 Policy: name, meaning, aliases, variants ("_VANILLA", "_VM": VARIANT_UNIVERSES maps each
   suffix to its JobUniverse), default, if_undefined (fatal | not_true), difference.
 Predicate: name, meaning.
-Event: name, kind, meaning, how, effects, citation.   EventEffect: event, sources, actions, how.
+Event: name, kind, meaning, how, default_how (the tool's default for an omitted how),
+  effects, citation.   EventEffect: event, sources, actions, how.
 Helpers: retirement (RetirementRule), vacate (VacateRule), cpu_busy (CpuBusyRule).
 PublishRule: states, attribute, value ("<state>"/"<activity>" or ClassAd text), note.
 Citation: seed, section, anchor, functions, reference, recovered.
@@ -79,11 +81,14 @@ preempting claim's job.
 
 How the runtime drives a slot (no rule lives in runtime code)
 -------------------------------------------------------------
-* Evaluation pass (every Polling.fast_interval while any slot's state is in
-  fast_states, else every slow_interval; also when an `evaluate` action asks): walk
+* Evaluation pass (at start-up and every Polling.slow_interval; every
+  Polling.fast_interval while the polling timer runs: entering a pair of start_on_entry
+  starts it, and after each periodic pass it runs on while the state is in fast_states
+  or the Condor load is positive and stops otherwise; also when an `evaluate` action
+  asks): walk
   `state.evaluation_order`, skipping steps whose source is not the current pair; the first
   step whose guard holds fires its transition with that trigger.
-* Event E (payload `how`): run the actions of every EventEffect for E whose sources
+* Event E (payload `how`, else Event.default_how): run the actions of every EventEffect for E whose sources
   contain the current pair (and whose `how` is empty or contains the payload), except
   `evaluate` -- the event's own `Event.effects` (base.yaml: job_exit/starter_exit reap the
   starter, benchmarks_done finishes the benchmarks, the backfill client's start/exit) come

@@ -273,13 +273,18 @@ class Timer:
 
 @dataclass(frozen=True, slots=True)
 class Polling:
-    """Evaluation cadence: every `fast_interval` seconds while any slot is in `fast_states`
-    (POLLING_INTERVAL), else every `slow_interval` (UPDATE_INTERVAL)."""
+    """Evaluation cadence (reference section 3.1): every `slow_interval` seconds
+    (UPDATE_INTERVAL), and every `fast_interval` (POLLING_INTERVAL) while the polling
+    timer runs. After each evaluation the timer is started if a slot is in `fast_states`
+    (or the Condor load is positive) and stopped otherwise (`ResMgr::check_polling`);
+    entering a pair of `start_on_entry` starts it too (`ResState::enter_action` calls
+    `ResMgr::start_poll_timer` on Claimed/Busy and Backfill/Idle)."""
 
     fast_interval: int
     slow_interval: int
     fast_states: tuple[str, ...]
     difference: str | None = None
+    start_on_entry: tuple[Pair, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +320,10 @@ class Event:
 
     `effects` are the actions the event performs in every era and pair (base.yaml: the
     starter's exit clears JobRunning, ...); the loader also puts them first in the era's
-    `event_effects`, so an interpreter runs them with the era's own effects."""
+    `event_effects`, so an interpreter runs them with the era's own effects.
+    `default_how` is the `how` an event without one means: the HTCondor tool's own
+    default (condor_vacate, condor_drain and condor_off are graceful unless told
+    otherwise), so a trace step reads like the command line it stands for."""
 
     name: str
     kind: Literal["protocol", "command"]
@@ -323,6 +331,11 @@ class Event:
     how: tuple[str, ...] = ()
     effects: tuple[Action, ...] = ()
     citation: Citation | None = None
+    default_how: str | None = None
+
+    def with_default(self, how: str | None) -> str | None:
+        """`how` as the event means it: the given one, else the tool's default."""
+        return how if how is not None else self.default_how
 
 
 @dataclass(frozen=True, slots=True)

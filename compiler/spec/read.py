@@ -47,7 +47,7 @@ VOCAB_KEYS = (
     "states", "activities", "events", "predicates", "actions", "policies", "attributes",
     "options", "helpers",
 )  # fmt: skip
-EVENT_KEYS = ("kind", "how", "meaning", "effects", "citation")
+EVENT_KEYS = ("kind", "how", "default_how", "meaning", "effects", "citation")
 OPTION_KEYS = ("values", "default", "meaning")
 HELPER_KEYS: dict[str, tuple[str, ...]] = {
     "retirement_remaining": (
@@ -76,7 +76,9 @@ TIMER_KEYS = (
 LETTER_KEYS = ("from", "to", "numbers", "cause", "citation")
 CHOICE_KEYS = ("manual", "code", "difference")
 CHOICE_ENTRY_KEYS = ("guard", "activity", "against")
-POLLING_KEYS = ("POLLING_INTERVAL", "UPDATE_INTERVAL", "fast_states", "difference")
+POLLING_KEYS = (
+    "POLLING_INTERVAL", "UPDATE_INTERVAL", "fast_states", "start_on_entry", "difference",
+)  # fmt: skip
 PUBLISH_KEYS = ("states", "attribute", "value", "note", "semantics", "difference")
 EFFECT_KEYS = ("event", "from", "how", "actions", "semantics")
 TRIGGER_KINDS = ("policy", "timer", "protocol", "command", "immediate")
@@ -244,7 +246,13 @@ def read_vocabulary(directory: Path, errors: Errors) -> Vocabulary:
             errors.add(file, key, "expected a mapping")
             sections[key] = {}
     for name, event in sections["events"].items():
-        check_keys(errors, file, f"events.{name}", event, EVENT_KEYS)
+        entry = check_keys(errors, file, f"events.{name}", event, EVENT_KEYS)
+        if (
+            entry
+            and "default_how" in entry
+            and entry["default_how"] not in (entry.get("how") or [])
+        ):
+            errors.add(file, f"events.{name}.default_how", "the default must be one of `how`")
     for name, action in sections["actions"].items():
         check_keys(errors, file, f"actions.{name}", action, ("args", "meaning"))
     for name, option in sections["options"].items():

@@ -249,8 +249,13 @@ class Resolver:
         fast = pick(data.get("fast_states", []), self.sem) or []
         for i, state in enumerate(fast):
             check_known(self.errors, file, f"{path}.fast_states[{i}]", "state", state, self.states)
+        entry = pick(data.get("start_on_entry", []), self.sem) or []
+        starts = [
+            self.pair(file, f"{path}.start_on_entry[{i}]", text) for i, text in enumerate(entry)
+        ]
         return ir.Polling(int(data.get("POLLING_INTERVAL", 5)), int(data.get("UPDATE_INTERVAL", 300)),
-                          tuple(fast), data.get("difference"))  # fmt: skip
+                          tuple(fast), data.get("difference"),
+                          tuple(p for p in starts if p is not None))  # fmt: skip
 
     def resolve_choices(self) -> dict[str, tuple[ActivityChoice, ...]]:
         out: dict[str, tuple[ActivityChoice, ...]] = {}
@@ -477,6 +482,7 @@ class Resolver:
                 name, data.get("kind", "protocol"), str(data.get("meaning", "")),
                 tuple(data.get("how", [])), effects,
                 None if citation is None else self.citation(self.v.file, f"{path}.citation", citation, ""),
+                data.get("default_how"),
             ))  # fmt: skip
         return out
 

@@ -93,6 +93,7 @@ class PolicyExprs:
         self.spec = spec
         self.exprs: dict[str, A.Expr] = {}
         self.exported: dict[str, A.Expr] = {}
+        self.backfill = False
         cpu_busy = values.get(spec.helpers.cpu_busy.expression.upper())
         self.cpu_busy: A.Expr | None = parse(cpu_busy) if cpu_busy else None
         for policy in spec.policies:
@@ -119,6 +120,7 @@ class PolicyExprs:
         names[cpu_busy.upper()] = config.get(cpu_busy)
         out = PolicyExprs(spec, names)
         out.exported = exported_attributes(config, out.exprs)
+        out.backfill = backfill_manager(config)
         return out
 
     def latch(self) -> CpuBusyLatch:
@@ -160,6 +162,30 @@ class PolicyExprs:
                     swap[alias.lower()] = policy.name + suffix
                 break
         return _rename(expr, swap) if swap else expr
+
+
+def backfill_manager(config: Any) -> bool:
+    """Whether the startd has a backfill manager (the `BackfillEnabled` predicate), read
+    from the configuration as `ResMgr::backfillMgrConfig` does: `param_boolean
+    ("ENABLE_BACKFILL", false)` (condor_config.cpp `string_is_boolean_param`: a leading
+    true/1/false/0 with nothing but spaces after it, else the text evaluated as a ClassAd
+    expression), and a BACKFILL_SYSTEM `verifyBackfillSystem` knows (only BOINC)."""
+    text = (config.get("ENABLE_BACKFILL") or "").strip()
+    enabled = False
+    for literal, value in (("true", True), ("1", True), ("false", False), ("0", False)):
+        if text[: len(literal)].lower() == literal and not text[len(literal) :].strip():
+            enabled = value
+            break
+    else:
+        try:
+            result = evaluate(parse(text), {}, None) if text else UNDEFINED
+        except PolicyError:
+            result = UNDEFINED
+        if isinstance(result, bool):
+            enabled = result
+        elif isinstance(result, int | float):
+            enabled = result != 0
+    return enabled and (config.get("BACKFILL_SYSTEM") or "").strip().lower() == "boinc"
 
 
 def exported_attributes(config: Any, policies: Mapping[str, A.Expr]) -> dict[str, A.Expr]:
@@ -296,7 +322,7 @@ class ReferenceSlot:
             "Draining": self.draining,
             "AllSlotsDrained": self.state == "Drained",
             "WaitingForActivation": self.waiting_activation,
-            "BackfillEnabled": False,
+            "BackfillEnabled": self.policy.backfill,
             "BackfillClientRunning": self.backfill_running,
             "DestinationOwner": self.destination == "Owner",
             "DestinationMatched": self.destination == "Matched",
@@ -461,6 +487,8 @@ class ReferenceSlot:
 
     def event(self, name: str, how: str | None, job: dict[str, Any] | None) -> None:
         pair = Pair(self.state, self.activity)
+        # An omitted `how` is the HTCondor tool's default (the spec's `default_how`).
+        how = next((e.with_default(how) for e in self.spec.events if e.name == name), how)
         if job is None and name in ("claim", "preempting_claim"):
             job = dict(self.job)
         self._pending_job = job

@@ -4,10 +4,13 @@
 The policy (CONFIG, $CONDOR_CONFIG or the era's default, `--policy` template) is compiled
 for the era and semantics, the trace's `config:` mapping applied on top of it, and the
 trace replayed on simulated time (runtime.trace.replay). `--era`/`--semantics` override
-the trace's own `era:`/`semantics:`. Output: one line per fired transition (`text`), or
-DESIGN.md's jsonl objects `{"t", "number", "letter", "from", "to", "reason"}`, cascade
-steps included. `--log FILE` also writes the full JSONL event log (events, timers,
-signals, sensor changes). A trace's `expect:` key is ignored here (tests use it).
+the trace's own `era:`/`semantics:`. Output (`text`): one line per event saying what it
+fired or why it fired nothing, and one per fired transition, in the order they happened;
+(`jsonl`) DESIGN.md's objects `{"t", "number", "letter", "from", "to", "reason"}` per
+fired transition, cascade steps included, and `{"t", "event", "how", "state", "ignored":
+true, "reason"}` per event that fired none (docs/trace-format.md). `--log FILE` also
+writes the full JSONL event log (events, timers, signals, sensor changes). A trace's
+`expect:` key is ignored here (tests use it).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     # commands, and `condor-policy compile` must not pay for the replayer (issue 11).
     from compiler import compile_policy
     from runtime.eventlog import EventLog
+    from runtime.fired import Fired, in_order
     from runtime.trace import read_trace, replay
 
     trace = read_trace(args.trace)
@@ -51,11 +55,11 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if log is not None:
             log.close()
-    for fired in slot.fired:
-        if args.format == "jsonl":
-            print(json.dumps(fired.to_json()))
-        else:
-            print(fired.to_text())
+    for item in in_order(slot.fired, slot.handled):
+        if args.format == "text":
+            print(item.to_text())
+        elif isinstance(item, Fired) or item.ignored:
+            print(json.dumps(item.to_json()))
     if args.format == "text":
         print(f"# {choice.era} ({choice.semantics}): ends {slot.state}/{slot.activity}")
     return 0

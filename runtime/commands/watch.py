@@ -8,8 +8,11 @@ user, vanilla universe) it claims and activates the slot, which starts the comma
 own process group; Claimed/Suspended stops it (SIGSTOP), continuing resumes it (SIGCONT),
 Preempting/Vacating sends the soft-kill signal (KillSig, default SIGTERM), Killing and
 KILLING_TIMEOUT send SIGKILL to the group. The job's exit drives the job_exit/starter_exit
-transition, after which the claim is released. A live view (rich) shows the slot; with
-`--plain` or when stdout is not a terminal, transitions are printed as lines.
+transition, after which the claim is released. The policy is evaluated when the startd
+would (runtime.timers): at start-up, every UPDATE_INTERVAL, and every POLLING_INTERVAL
+while the polling timer runs. A live view (rich) shows the slot; with `--plain` or when
+stdout is not a terminal, transitions (and events no transition took) are printed as
+lines.
 
 Ctrl-C, SIGTERM or `--duration` end the watch: the job's process group is killed and
 reaped, the JSONL event log (`--log`) is flushed and closed.
@@ -147,6 +150,10 @@ def run(args: argparse.Namespace) -> int:
                 f"t={record['t']} #{record['number']}: {'/'.join(record['from'])} -> "
                 f"{'/'.join(record['to'])} ({record['reason']})",
                 flush=True,
+            )
+        elif plain and record.get("kind") == "ignored":
+            print(
+                f"t={record['t']} event {record['event']} ignored ({record['reason']})", flush=True
             )
 
     job = JobProcess(_job_argv(args.job), listener=listener) if args.job is not None else None

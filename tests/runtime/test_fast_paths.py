@@ -189,8 +189,11 @@ def _desktop_slot() -> Slot:
     clock = SimClock()
     sensors = FakeSensors(start=clock.now())
     sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600}, clock.now())
-    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100})
+    # The test moves the clock and polls by hand: explicit polling. Entering Unclaimed/Idle
+    # evaluates at once (reference 3.1), which starts the Desktop policy's benchmarks.
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100}, polling="explicit")
     slot.start()
+    slot.send("benchmarks_done")
     for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
         clock.advance_to(t)
         slot.send(event)
@@ -268,8 +271,11 @@ def test_one_ad_only_when_the_expressions_cannot_see_the_difference(
     clock = SimClock()
     sensors = FakeSensors(start=clock.now())
     sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2}, clock.now())
-    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100})
+    # The test moves the clock and polls by hand: explicit polling. Entering Unclaimed/Idle
+    # evaluates at once (reference 3.1), which starts the Desktop policy's benchmarks.
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100}, polling="explicit")
     slot.start()
+    slot.send("benchmarks_done")
     for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
         clock.advance_to(t)
         slot.send(event)

@@ -7,7 +7,8 @@ Public API
 ----------
 `analyse(table, config=None) -> tuple[Finding, ...]`: every table check and lint, in a
 deterministic order; `Finding` (code, severity, message, rows, pairs, witness, proof,
-where, suggestion); `CODES` (every finding code with its meaning); `satisfiable(expr,
+where, suggestion); `CODES` (every finding code with its meaning); `SEVERITIES` (most
+severe first) and `FAILING` (the severities `check` fails on; docs/findings.md); `satisfiable(expr,
 want=..., domains=..., assume=...) -> Satisfiability` (verdict sat | unsat | unknown, a
 confirmed `Witness` for sat, a proof for unsat: see `compiler.analysis.sat`).
 
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from compiler.analysis import lints
 from compiler.analysis.context import Analysis, knob_expr
-from compiler.analysis.findings import CODES, Finding, Severity
+from compiler.analysis.findings import CODES, FAILING, SEVERITIES, Finding, Severity
 from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
 from compiler.analysis.table_checks import CHECKS, reachable_pairs
 from compiler.attributes import load_attributes
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CODES",
+    "FAILING",
+    "SEVERITIES",
     "Analysis",
     "Finding",
     "Satisfiability",
@@ -46,7 +49,7 @@ __all__ = [
     "satisfiable",
 ]
 
-_ORDER = {"error": 0, "warning": 1, "info": 2}
+_ORDER = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def analyse(

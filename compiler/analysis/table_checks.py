@@ -97,25 +97,45 @@ def dead_and_always(an: Analysis) -> list[Finding]:
         if row.guard is not None and row.transition.policy_triggers:
             sure = an.sat(row.guard.expr, an.assume(row.source), want=("F", "U", "E"))
             if sure.verdict == "unsat":
-                found.append(
-                    Finding(
-                        "always-transition",
-                        "info",
-                        f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)}) fires at "
-                        f"the first evaluation unless an earlier step does: its guard "
-                        f"{row.simplified} "
-                        "is always TRUE",
-                        rows=(row.id,),
-                        pairs=(_pair(row.source),),
-                        proof=sure.proof.replace("never FALSE/UNDEFINED/ERROR", "always TRUE"),
-                    )
-                )
+                found.append(_always(an, row, sure.proof))
     return found
 
 
-def _constant_guard(an: Analysis, text: str) -> bool:
-    """The expanded guard names no attribute (only predicates): the policy set it to a
-    constant on purpose (`SUSPEND = False`), so a dead row is information, not a bug."""
+def _always(an: Analysis, row: Row, proof: str) -> Finding:
+    """An always-TRUE row: information when the policy set a constant (`IS_OWNER =
+    False`), a violation when the guard is written as a condition on attributes that
+    can never be FALSE (`SUSPEND = KeyboardIdle >= 0`): the admin meant a condition and
+    the slot takes the transition at every evaluation."""
+    written = list(dict.fromkeys(g.expanded for _, g in an.policy_guards(row)))
+    constant = all(_constant_guard(an, text, ignore=STATE_BOUND) for text in written)
+    head = f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)})"
+    proof = proof.replace("never FALSE/UNDEFINED/ERROR", "always TRUE")
+    if constant:
+        return Finding(
+            "always-transition",
+            "info",
+            f"{head} fires at the first evaluation unless an earlier step does: its guard "
+            f"{row.simplified} is always TRUE",
+            rows=(row.id,),
+            pairs=(_pair(row.source),),
+            proof=proof,
+        )
+    return Finding(
+        "always-condition",
+        "violation",
+        f"{head}: its guard {' || '.join(written)} is written as a condition on attributes "
+        f"but is TRUE for every input in {_pair(row.source)}, so the slot takes it at the "
+        "first evaluation every time",
+        rows=(row.id,),
+        pairs=(_pair(row.source),),
+        proof=proof,
+    )
+
+
+def _constant_guard(an: Analysis, text: str, ignore: tuple[str, ...] = ()) -> bool:
+    """The expanded guard names no attribute (only predicates and the names in `ignore`):
+    the policy set it to a constant on purpose (`SUSPEND = False`), so a dead or an
+    always-TRUE row is information, not a bug."""
     from compiler.analysis.sat import attribute_refs
     from compiler.classad import parse
     from compiler.classad.errors import ClassAdSyntaxError
@@ -124,7 +144,7 @@ def _constant_guard(an: Analysis, text: str) -> bool:
         refs = attribute_refs(parse(text))
     except ClassAdSyntaxError:
         return False
-    preds = {p.lower() for p in an.predicates}
+    preds = {p.lower() for p in (*an.predicates, *ignore)}
     return all(r.key in preds for r in refs)
 
 
@@ -266,7 +286,7 @@ def _flap(an: Analysis, first: Row, second: Row, preds: list[str]) -> Finding | 
             if result.verdict == "sat":
                 return Finding(
                     "flapping",
-                    "warning",
+                    "violation",
                     f"{_label(first)} ({_pair(first.source)} -> {_pair(first.target)}, "
                     f"{first.transition.triggers[i].guard}) and {_label(second)} (back, "
                     f"{second.transition.triggers[j].guard}) both fire for the same input: "
@@ -317,12 +337,44 @@ def suspended_forever(an: Analysis) -> list[Finding]:
     return [
         Finding(
             "suspended-forever",
-            "warning",
+            "violation",
             "a suspended job is never resumed or preempted by policy: every policy trigger "
             "out of Claimed/Suspended is dead",
             rows=tuple(r.id for r in leaving),
             pairs=(_pair(pair),),
             proof="each guard proved never TRUE",
+        )
+    ]
+
+
+def no_job_starts(an: Analysis) -> list[Finding]:
+    """Claimed/Busy (a job running) is unreachable: every chain of transitions towards it
+    passes a dead row, so the policy never runs a job. The dead rows on the frontier
+    (from a reachable pair into an unreachable one) are named: they are what to fix."""
+    busy = ("Claimed", "Busy")
+    spec_pairs = {(p.pair.state, p.pair.activity) for p in an.table.spec.pairs}
+    seen = reachable_pairs(an)
+    if busy not in spec_pairs or busy in seen:
+        return []
+    frontier = [
+        r
+        for r in an.table.rows
+        if r.source in seen and any((t.state, t.activity) not in seen for t in r.transition.targets)
+    ]
+    blocking = ", ".join(
+        f"{_label(r)} ({_pair(r.source)} -> {_pair(r.target)}: {r.simplified or r.trigger})"
+        for r in frontier
+    )
+    return [
+        Finding(
+            "no-job-starts",
+            "violation",
+            "no job can ever start: Claimed/Busy is unreachable with this policy"
+            + (f"; the dead transitions in the way are {blocking}" if blocking else ""),
+            rows=tuple(r.id for r in frontier),
+            pairs=(_pair(busy),),
+            proof="every transition into Claimed/Busy, or into the pairs leading to it, is "
+            "proved dead",
         )
     ]
 
@@ -417,6 +469,7 @@ CHECKS: tuple[Check, ...] = (
     unreachable,
     flapping,
     suspended_forever,
+    no_job_starts,
     never_evicted,
     vacating_forever,
 )

@@ -56,7 +56,10 @@ def dead_and_always(an: Analysis) -> list[Finding]:
             proofs = {
                 an.sat(g.expr, an.assume(row.source)).proof for _, g in an.policy_guards(row)
             } - {""}
-            trivial = all(_constant_guard(an, g.expanded) for _, g in an.policy_guards(row))
+            trivial = all(
+                _constant_guard(an, g.expanded) or _other_pair(g.expanded, row.source)
+                for _, g in an.policy_guards(row)
+            )
             found.append(
                 Finding(
                     "dead-transition",
@@ -133,19 +136,62 @@ def _always(an: Analysis, row: Row, proof: str) -> Finding:
 
 
 def _constant_guard(an: Analysis, text: str, ignore: tuple[str, ...] = ()) -> bool:
-    """The expanded guard names no attribute (only predicates and the names in `ignore`):
-    the policy set it to a constant on purpose (`SUSPEND = False`), so a dead or an
-    always-TRUE row is information, not a bug."""
+    """The expanded guard names no attribute (only predicates and the names in `ignore`),
+    or is a conjunction with a literal FALSE: the policy set it to a constant on purpose
+    (`SUSPEND = False`), so a dead or an always-TRUE row is information, not a bug."""
     from compiler.analysis.sat import attribute_refs
     from compiler.classad import parse
     from compiler.classad.errors import ClassAdSyntaxError
 
     try:
-        refs = attribute_refs(parse(text))
+        expr = parse(text)
     except ClassAdSyntaxError:
         return False
+    if _false_conjunct(expr):
+        return True
+    refs = attribute_refs(expr)
     preds = {p.lower() for p in (*an.predicates, *ignore)}
     return all(r.key in preds for r in refs)
+
+
+def _other_pair(text: str, pair: tuple[str, str]) -> bool:
+    """The guard requires, in a top-level conjunct, another State or Activity than the
+    pair's (`PREEMPT = (Activity == "Busy") && ...` read in Claimed/Retiring): the policy
+    chose where it applies, so the row being dead there is information."""
+    from compiler.classad import parse
+    from compiler.classad.errors import ClassAdSyntaxError
+
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return False
+    here = {"state": pair[0].lower(), "activity": pair[1].lower()}
+    for part in _conjuncts(expr):
+        if not (isinstance(part, A.Binary) and part.op in ("==", "=?=")):
+            continue
+        for ref, lit in ((part.left, part.right), (part.right, part.left)):
+            if (
+                isinstance(ref, A.AttrRef)
+                and ref.scope in (None, "MY")
+                and ref.key in here
+                and isinstance(lit, A.String)
+                and lit.value.lower() != here[ref.key]
+            ):
+                return True
+    return False
+
+
+def _conjuncts(e: A.Expr) -> list[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _false_conjunct(e: A.Expr) -> bool:
+    """`... && false` (at the top of a conjunction): a constant the configuration wrote,
+    as the HOLD_IF_* / PREEMPT_IF_* templates do with `WANT_SUSPEND = (...) =!= true &&
+    $(WANT_SUSPEND)` over the default `WANT_SUSPEND = false`."""
+    return any(isinstance(c, A.Boolean) and c.value is False for c in _conjuncts(e))
 
 
 def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 import pytest
@@ -158,3 +158,58 @@ def test_htcondors_own_policies_pass(era: str, policy: str | None, semantics: st
     )
     assert report.exit_status == 0, [f.describe() for f in report.violations]
     assert not [f for f in report.findings if f.severity in FAILING]
+
+
+# -- internal errors and counterexample traces ----------------------------------------------
+
+
+def test_compiled_vs_reference_disagreement_is_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A broken compiled machine (SUSPEND and CONTINUE guards swapped, as in
+    test_crosscheck) is condor-policy's bug: exit 3 with the trace, never a violation of
+    the policy."""
+    from runtime.check import report as report_module
+    from tests.check.test_crosscheck import swap_guards
+
+    real, search = report_module.compiled_machine, report_module.search
+    monkeypatch.setattr(
+        report_module, "compiled_machine", lambda table: real(swap_guards(table, "14", "15"))
+    )
+    # only the cross-check, so the search does not stop at the built-ins the swap breaks
+    monkeypatch.setattr(report_module, "search", partial(search, builtins=False))
+    config = tmp_path / "desktop.config"
+    config.write_text("use POLICY : Desktop\n")
+    out_dir = tmp_path / "cx"
+    args = ["check", str(config), "--max-examples", "100", "--seed", "3"]
+    assert main([*args, "--format", "json", "--counterexamples", str(out_dir)]) == 3
+    report = json.loads(capsys.readouterr().out)
+    assert report["exit_status"] == 3 and report["internal_errors"]
+    assert "reference-crosscheck" not in [v["property"] for v in report["dynamic"]["violated"]]
+    trace = report["internal_errors"][0]["trace"]
+    assert trace["steps"] and (out_dir / "internal-1.yaml").exists()
+    assert main(args) == 3
+    text = capsys.readouterr().out
+    assert "Internal error 1 of condor-policy" in text and "steps:" in text
+
+
+def test_counterexample_trace_replays_without_config(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found with `--policy Desktop` and no CONFIG; replayed with `run --trace` alone."""
+    props = tmp_path / "props.txt"
+    props.write_text("never: Claimed/Busy\n")
+    out_dir = tmp_path / "cx"
+    status = main(["check", "--policy", "Desktop", "--properties", str(props), "--max-examples",
+                   "30", "--format", "json", "--counterexamples", str(out_dir)])  # fmt: skip
+    assert status == 1
+    (violated,) = [v for v in json.loads(capsys.readouterr().out)["dynamic"]["violated"]
+                   if v["property"].startswith("line 1")]  # fmt: skip
+    trace = violated["trace"]
+    assert "Desktop" in trace["description"]
+    # the Desktop template's own settings travel with the trace
+    assert "KeyboardIdle" in trace["config"]["START"]
+    assert main(["run", "--trace", str(out_dir / "1.yaml"), "--format", "jsonl"]) == 0
+    replayed = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.strip()]
+    numbers = [str(r["number"]) for r in replayed if "number" in r]
+    assert numbers == [p.split()[1] for p in violated["path"]]

@@ -31,7 +31,7 @@ from lark.exceptions import (
     VisitError,
 )
 
-from compiler.analysis.lints import KnownNames
+from compiler.analysis import KnownNames
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import ERAS, SEMANTICS, EraSpec, load_spec
 from compiler.textio import read_text

@@ -16,8 +16,7 @@ from typing import Any
 import yaml
 
 from compiler import StateTable, compile_policy
-from compiler.analysis import FAILING, Analysis, Finding, analyse
-from compiler.analysis.lints import KnownNames, known_names
+from compiler.analysis import FAILING, Analysis, Finding, KnownNames, analyse, known_names
 from compiler.config import Config
 from runtime.check.machines import compiled_machine, config_timers, reference_machine
 from runtime.check.properties import Property, parse_properties

@@ -37,6 +37,7 @@ CODES: dict[str, str] = {
     "never-evicted": "PREEMPT (and SUSPEND) can never be TRUE while START is FALSE",
     "suspended-forever": "no policy expression can ever leave Claimed/Suspended",
     "no-job-starts": "no sequence of transitions reaches Claimed/Busy: no job can ever run",
+    "stuck-pair": "a reachable state/activity that no live transition leaves",
     "vacating-forever": "neither KILL nor a vacate time limit ends Preempting/Vacating",
     "start-job-attributes-is-owner": "START uses job attributes and IS_OWNER is START =?= FALSE",
     "undefined-equality": "== or != against UNDEFINED-able values where =?= / =!= was meant",

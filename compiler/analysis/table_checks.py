@@ -393,6 +393,31 @@ def suspended_forever(an: Analysis) -> list[Finding]:
     ]
 
 
+def stuck_pairs(an: Analysis) -> list[Finding]:
+    """A reachable pair that no live transition leaves, not by policy, timer or event:
+    a slot that gets there stays for good (the manuals' machines always have a way out:
+    a release, a vacate, a job exit)."""
+    edges = live_edges(an)
+    found = []
+    for here in sorted(reachable_pairs(an)):
+        if an.table.spec.state(here[0]).internal:
+            continue
+        if edges.get(here, set()) - {here}:
+            continue
+        rows = tuple(r.id for r in an.table.rows_from(here))
+        found.append(
+            Finding(
+                "stuck-pair",
+                "violation",
+                f"{_pair(here)} is reachable but never left: every transition out of it is dead",
+                rows=rows,
+                pairs=(_pair(here),),
+                proof="each guard out of it proved never TRUE",
+            )
+        )
+    return found
+
+
 def no_job_starts(an: Analysis) -> list[Finding]:
     """Claimed/Busy (a job running) is unreachable: every chain of transitions towards it
     passes a dead row, so the policy never runs a job. The dead rows on the frontier
@@ -515,6 +540,7 @@ CHECKS: tuple[Check, ...] = (
     unreachable,
     flapping,
     suspended_forever,
+    stuck_pairs,
     no_job_starts,
     never_evicted,
     vacating_forever,

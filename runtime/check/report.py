@@ -160,13 +160,18 @@ class CheckReport:
         fail the check), warnings, notes; then the dynamic check and coverage."""
         lines = [f"check: {self.source} ({self.era}, {self.semantics} semantics)", ""]
         n = self._counts()
-        lines.append(
-            f"Static analysis: {n['violations']} violations, {n['errors']} errors, "
-            f"{n['warnings']} warnings, {n['notes']} notes"
-        )
+        counts = ", ".join(
+            _plural(n[key], word)
+            for key, word in (
+                ("violations", "violation"), ("errors", "error"),
+                ("warnings", "warning"), ("notes", "note"),
+            )
+        )  # fmt: skip
+        lines.append(f"Static analysis: {counts}")
         failing = self.violations
         sections = [
-            ("Violations (the check fails)", list(failing)),
+            ("Violations (the check fails" + ("; --strict: warnings too)" if self.strict else ")"),
+             list(failing)),
             ("Warnings (advice; --strict fails on them)",
              [f for f in self.findings if f.severity == "warning" and f not in failing]),
             ("Notes", [f for f in self.findings if f.severity == "info" and f.code not in _QUIET]),
@@ -232,6 +237,10 @@ _QUIET = ("dead-trigger", "undecided-guard")
 #: How to replay a printed counterexample: the trace records its era, semantics and the
 #: policy's settings (`config:`), so no CONFIG is needed (one given is overridden by them).
 REPLAY = "condor-policy run --trace FILE"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
 
 
 def _cx_dict(c: ReportedCounterexample) -> dict[str, Any]:

@@ -97,9 +97,9 @@ class Analysis:
 
     @cached_property
     def relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
-        """(lower-case attribute names, condition) of every relation the startd guarantees
-        in this table's slot ads: STARTD_RELATIONS, and the CpuBusy bookkeeping of the era
-        (`cpu_busy_relations`)."""
+        """(lower-case names of the attributes it is about, condition) of every relation the
+        startd guarantees in this table's slot ads: STARTD_RELATIONS, and the CpuBusy
+        bookkeeping of the era (`cpu_busy_relations`)."""
         out = [
             (frozenset(a.lower() for a in r.attributes), parse(r.text)) for r in STARTD_RELATIONS
         ]
@@ -130,19 +130,20 @@ class Analysis:
         return found
 
     def _relevant(self, e: A.Expr) -> tuple[A.Expr, ...]:
-        """The relations about the attributes of `e`, and about theirs (a closure: a
-        CpuBusyTime relation brings in the loads, and the loads their own relation)."""
-        names = {r.key for r in A.find_all(e, A.AttrRef, same_scope=True)}
+        """The relations about the attributes of `e`, and about the attributes those
+        relations read in turn (a closure: the 6.x CpuBusyTime relation reads the loads of
+        the CpuBusy expression, and the loads have their own relation)."""
+        names = _names(e)
         chosen: list[A.Expr] = []
         pending = list(self.relations)
         grew = True
         while grew:
             grew = False
-            for attrs, rel in list(pending):
-                if attrs & names:
+            for about, rel in list(pending):
+                if about & names:
                     chosen.append(rel)
-                    names |= attrs
-                    pending.remove((attrs, rel))
+                    names |= _names(rel)
+                    pending.remove((about, rel))
                     grew = True
         return tuple(chosen)
 
@@ -217,6 +218,10 @@ class Analysis:
         return knob_expr(knob)
 
 
+def _names(e: A.Expr) -> set[str]:
+    return {r.key for r in A.find_all(e, A.AttrRef, same_scope=True)}
+
+
 def _respects(found: Satisfiability, rels: tuple[A.Expr, ...]) -> bool:
     """The witness satisfies every relation in `rels`, evaluated on its ads as the
     startd's would be (an attribute the witness leaves out is UNDEFINED, so a relation
@@ -245,15 +250,14 @@ def _has_truth(e: A.Expr, tv: str) -> A.Expr:
 def cpu_busy_relations(
     name: str, busy: A.Expr, publish: tuple[tuple[str, str], ...]
 ) -> list[tuple[frozenset[str], A.Expr]]:
-    """What the CpuBusy attributes the era publishes (base.yaml `helpers.cpu_busy`) say
-    about the configuration's CpuBusy expression `busy`, evaluated on the same ad in the
-    same pass: `busy` (CpuIsBusy) is its value; `seconds_busy` (6.x CpuBusyTime) is 0
+    """(the published attribute, condition) for each CpuBusy attribute the era publishes
+    (base.yaml `helpers.cpu_busy`): what it says about the configuration's CpuBusy
+    expression `busy`, evaluated on the same ad in the same pass: `busy` (CpuIsBusy) is its value; `seconds_busy` (6.x CpuBusyTime) is 0
     unless it is TRUE (V6_8_7 src/condor_startd.V6/Resource.C Resource::compute_cpu_busy
     and Resource::cpu_busy_time, called from ResMgr::compute after the loads are
     refreshed); `busy_number` is 1 or 0. The latched time of the last change (current
     code) says nothing about the value now and gives no relation."""
     holds = A.Binary("=?=", busy, A.Boolean(True))
-    names = frozenset(r.key for r in A.find_all(busy, A.AttrRef, same_scope=True))
     out: list[tuple[frozenset[str], A.Expr]] = []
     for attribute, quantity in publish:
         if attribute.lower() == name.lower():
@@ -268,7 +272,7 @@ def cpu_busy_relations(
                 rel = A.Binary("=?=", ref, A.Conditional(holds, A.Integer(1), A.Integer(0)))
             case _:
                 continue
-        out.append((names | {attribute.lower()}, rel))
+        out.append((frozenset({attribute.lower()}), rel))  # about the published attribute
     return out
 
 

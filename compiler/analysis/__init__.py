@@ -7,7 +7,10 @@ Public API
 ----------
 `analyse(table, config=None) -> tuple[Finding, ...]`: every table check and lint, in a
 deterministic order; `Finding` (code, severity, message, rows, pairs, witness, proof,
-where, suggestion); `CODES` (every finding code with its meaning); `satisfiable(expr,
+where, suggestion); `CODES` (every finding code with its meaning); `SEVERITIES` (most
+severe first) and `FAILING` (the severities `check` fails on; docs/findings.md);
+`known_names(analysis, config_names)` -> `KnownNames` (every attribute, predicate,
+policy and configuration name a policy or a property may use, with did-you-mean); `satisfiable(expr,
 want=..., domains=..., assume=...) -> Satisfiability` (verdict sat | unsat | unknown, a
 confirmed `Witness` for sat, a proof for unsat: see `compiler.analysis.sat`).
 
@@ -23,7 +26,8 @@ from typing import TYPE_CHECKING
 
 from compiler.analysis import lints
 from compiler.analysis.context import Analysis, knob_expr
-from compiler.analysis.findings import CODES, Finding, Severity
+from compiler.analysis.findings import CODES, FAILING, SEVERITIES, Finding, Severity
+from compiler.analysis.lints import KnownNames, known_names
 from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
 from compiler.analysis.table_checks import CHECKS, reachable_pairs
 from compiler.attributes import load_attributes
@@ -35,18 +39,22 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CODES",
+    "FAILING",
+    "SEVERITIES",
     "Analysis",
     "Finding",
+    "KnownNames",
     "Satisfiability",
     "Severity",
     "Witness",
     "always",
     "analyse",
+    "known_names",
     "reachable_pairs",
     "satisfiable",
 ]
 
-_ORDER = {"error": 0, "warning": 1, "info": 2}
+_ORDER = {s: i for i, s in enumerate(SEVERITIES)}
 
 
 def analyse(

@@ -14,8 +14,11 @@ from typing import Any
 
 from compiler.analysis.sat import Satisfiability, machine_domains, satisfiable
 from compiler.classad import ast as A
+from compiler.classad import compile_expr, parse
 from compiler.program import Knob
 from compiler.simplify import Domain
+from compiler.simplify.domains import STARTD_RELATIONS
+from compiler.simplify.threevl import tv_of_value
 from compiler.table import CompiledGuard, Row, StateTable
 
 #: Attributes whose value belongs to the state the slot is in (they change when it moves).
@@ -92,24 +95,81 @@ class Analysis:
     def assume(self, pair: tuple[str, str], suffix: str = "") -> dict[str, Any]:
         return {f"State{suffix}": pair[0], f"Activity{suffix}": pair[1]}
 
+    @cached_property
+    def relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
+        """(lower-case names of the attributes it is about, condition) of every relation the
+        startd guarantees in this table's slot ads: STARTD_RELATIONS, and the CpuBusy
+        bookkeeping of the era (`cpu_busy_relations`)."""
+        out = [
+            (frozenset(a.lower() for a in r.attributes), parse(r.text)) for r in STARTD_RELATIONS
+        ]
+        rule = self.table.spec.helpers.cpu_busy
+        busy = self.table.program.expression(rule.expression)
+        if busy is not None:
+            out += cpu_busy_relations(rule.expression, busy, rule.publish)
+        return tuple(out)
+
     def sat(
         self,
         e: A.Expr,
         assume: dict[str, Any] | None = None,
         want: tuple[str, ...] = ("T",),
     ) -> Satisfiability:
+        """`satisfiable(e, want=...)` in the table's domains, restricted to the slot ads
+        the startd can publish (`relations`): a witness that breaks a relation is no
+        witness. Without a relation the answer is the plain one, so every proof it gives
+        stays (a relation only removes inputs)."""
         key = (e, tuple(sorted((assume or {}).items())), want)
         found = self._cache.get(key)
         if found is None:
-            found = satisfiable(
-                e,
-                want=want,
-                domains=self.domains,
-                assume=assume,
-                machine=self.extra_machine,
-            )
+            found = self._plain(e, assume, want)
+            rels = self._relevant(e)
+            if found.verdict == "sat" and not _respects(found, rels):
+                found = self._related(e, assume, want, rels)
             self._cache[key] = found
         return found
+
+    def _relevant(self, e: A.Expr) -> tuple[A.Expr, ...]:
+        """The relations about the attributes of `e`, and about the attributes those
+        relations read in turn (a closure: the 6.x CpuBusyTime relation reads the loads of
+        the CpuBusy expression, and the loads have their own relation)."""
+        names = _names(e)
+        chosen: list[A.Expr] = []
+        pending = list(self.relations)
+        grew = True
+        while grew:
+            grew = False
+            for about, rel in list(pending):
+                if about & names:
+                    chosen.append(rel)
+                    names |= _names(rel)
+                    pending.remove((about, rel))
+                    grew = True
+        return tuple(chosen)
+
+    def _plain(
+        self, e: A.Expr, assume: dict[str, Any] | None, want: tuple[str, ...]
+    ) -> Satisfiability:
+        return satisfiable(
+            e, want=want, domains=self.domains, assume=assume, machine=self.extra_machine
+        )
+
+    def _related(
+        self,
+        e: A.Expr,
+        assume: dict[str, Any] | None,
+        want: tuple[str, ...],
+        rels: tuple[A.Expr, ...],
+    ) -> Satisfiability:
+        """The question asked again with the relations conjoined: `e` has a truth value of
+        `want` and every relation holds. Its witness satisfies them; "unsat" is a proof
+        that only inputs no startd publishes gave `e` such a value."""
+        chosen = [_has_truth(e, tv) for tv in want]
+        selector = chosen[0]
+        for other in chosen[1:]:
+            selector = A.Binary("||", selector, other)
+        found = self._plain(conj([*rels, selector]), assume, ("T",))
+        return replace(found, want=frozenset(want))
 
     # -- guards of rows ------------------------------------------------------------------
 
@@ -156,6 +216,64 @@ class Analysis:
         except KeyError:
             return None
         return knob_expr(knob)
+
+
+def _names(e: A.Expr) -> set[str]:
+    return {r.key for r in A.find_all(e, A.AttrRef, same_scope=True)}
+
+
+def _respects(found: Satisfiability, rels: tuple[A.Expr, ...]) -> bool:
+    """The witness satisfies every relation in `rels`, evaluated on its ads as the
+    startd's would be (an attribute the witness leaves out is UNDEFINED, so a relation
+    about it fails and the question is asked again with the relation in it)."""
+    if found.witness is None or not rels:
+        return True
+    my, target = found.witness.as_dicts()
+    return all(
+        tv_of_value(compile_expr(rel)(my, target, now=found.witness.now)) == "T" for rel in rels
+    )
+
+
+def _has_truth(e: A.Expr, tv: str) -> A.Expr:
+    """TRUE exactly when `e` has truth value `tv` (T, F, U or E), never UNDEFINED or ERROR."""
+    match tv:
+        case "T":
+            return A.Binary("=?=", e, A.Boolean(True))
+        case "F":
+            return A.Binary("=?=", e, A.Boolean(False))
+        case "U":
+            return A.Call("isUndefined", (e,))
+        case _:
+            return A.Call("isError", (e,))
+
+
+def cpu_busy_relations(
+    name: str, busy: A.Expr, publish: tuple[tuple[str, str], ...]
+) -> list[tuple[frozenset[str], A.Expr]]:
+    """(the published attribute, condition) for each CpuBusy attribute the era publishes
+    (base.yaml `helpers.cpu_busy`): what it says about the configuration's CpuBusy
+    expression `busy`, evaluated on the same ad in the same pass: `busy` (CpuIsBusy) is its value; `seconds_busy` (6.x CpuBusyTime) is 0
+    unless it is TRUE (V6_8_7 src/condor_startd.V6/Resource.C Resource::compute_cpu_busy
+    and Resource::cpu_busy_time, called from ResMgr::compute after the loads are
+    refreshed); `busy_number` is 1 or 0. The latched time of the last change (current
+    code) says nothing about the value now and gives no relation."""
+    holds = A.Binary("=?=", busy, A.Boolean(True))
+    out: list[tuple[frozenset[str], A.Expr]] = []
+    for attribute, quantity in publish:
+        if attribute.lower() == name.lower():
+            continue  # the expression itself, published under its own name
+        ref = A.AttrRef(attribute, None)
+        match quantity:
+            case "busy":
+                rel: A.Expr = A.Binary("=?=", ref, holds)
+            case "seconds_busy":
+                rel = A.Binary("||", holds, A.Binary("=?=", ref, A.Integer(0)))
+            case "busy_number":
+                rel = A.Binary("=?=", ref, A.Conditional(holds, A.Integer(1), A.Integer(0)))
+            case _:
+                continue
+        out.append((frozenset({attribute.lower()}), rel))  # about the published attribute
+    return out
 
 
 def knob_expr(knob: Knob) -> A.Expr | None:

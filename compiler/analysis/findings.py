@@ -14,18 +14,30 @@ from typing import Any, Literal
 
 from compiler.analysis.sat import Witness
 
-Severity = Literal["error", "warning", "info"]
+#: How bad a finding is (docs/findings.md): "violation" - the policy is shown to misbehave
+#: (a witness or a proof of the misbehaviour itself: flapping, a pair never left, no job
+#: ever starts, an always-TRUE condition); "error" - an expression that cannot mean what it
+#: says (always UNDEFINED or ERROR); "warning" - advice; "info" - a fact worth knowing.
+#: `condor-policy check` exits 1 on a violation or an error, and on a warning with --strict.
+Severity = Literal["violation", "error", "warning", "info"]
+#: Most severe first (sorting, headings).
+SEVERITIES: tuple[Severity, ...] = ("violation", "error", "warning", "info")
+#: The severities that make `check` fail (with --strict, warnings too).
+FAILING: frozenset[str] = frozenset({"violation", "error"})
 
 #: Every finding code with a one-line meaning (docs and `--format json` consumers).
 CODES: dict[str, str] = {
     "dead-transition": "no trigger of the transition can ever fire for this policy",
     "dead-trigger": "one policy trigger of a live transition can never fire",
     "always-transition": "the transition's policy guard is TRUE for every input",
+    "always-condition": "a guard written as a condition on attributes is TRUE for every input",
     "undecided-guard": "the analysis could neither prove a guard dead nor find an input",
     "unreachable-pair": "no sequence of transitions reaches this state/activity",
     "flapping": "two opposite transitions both fire for the same sensor input",
     "never-evicted": "PREEMPT (and SUSPEND) can never be TRUE while START is FALSE",
     "suspended-forever": "no policy expression can ever leave Claimed/Suspended",
+    "no-job-starts": "no sequence of transitions reaches Claimed/Busy: no job can ever run",
+    "stuck-pair": "a reachable state/activity that no live transition leaves",
     "vacating-forever": "neither KILL nor a vacate time limit ends Preempting/Vacating",
     "start-job-attributes-is-owner": "START uses job attributes and IS_OWNER is START =?= FALSE",
     "undefined-equality": "== or != against UNDEFINED-able values where =?= / =!= was meant",

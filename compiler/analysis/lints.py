@@ -23,6 +23,7 @@ import difflib
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 
 from compiler.analysis.context import Analysis
 from compiler.analysis.findings import Finding
@@ -34,6 +35,8 @@ from compiler.classad.errors import ClassAdSyntaxError
 from compiler.simplify import STARTD_DOMAINS
 from compiler.simplify.abstract import NUMERIC, abstract, is_literal, literal_value
 from compiler.simplify.domains import Env
+from compiler.yamlio import safe_load
+from spec import data_path
 
 _CROSS_SLOT = re.compile(r"^(slot|vm)[0-9]+_.")
 
@@ -69,7 +72,8 @@ def known_names(
     job: Iterable[str] = (),
 ) -> KnownNames:
     """Machine and job attributes (compiler.attributes when present, the startd domains
-    and the spec's attributes always), predicates, policy names and config names."""
+    and the spec's attributes always), predicates, policy names, config names and the
+    documented names of the current attribute tables (`documented_names`)."""
     spec = an.table.spec
     machine_names = {*STARTD_DOMAINS, *spec.attributes, *machine}
     job_names = set(job)
@@ -82,6 +86,7 @@ def known_names(
             other.add(name)
             other.update(name + v for v in policy.variants)
     other |= set(config_names)
+    other |= documented_names()
     spelling = {n.lower(): n for n in (*machine_names, *job_names, *other)}
     return KnownNames(
         frozenset(n.lower() for n in machine_names),
@@ -89,6 +94,16 @@ def known_names(
         frozenset(n.lower() for n in other),
         tuple(sorted(spelling.items())),
     )
+
+
+@cache
+def documented_names() -> frozenset[str]:
+    """The names of spec/attributes.yaml `documented` (the current manual's attribute
+    tables and HTCondor's attribute registry): known, so never reported as misspelled,
+    but not taken to be in every ad (a policy may find them UNDEFINED)."""
+    document = safe_load(data_path("attributes.yaml").read_text(encoding="utf-8"))
+    lists = (document or {}).get("documented") or {}
+    return frozenset(str(n) for names in lists.values() for n in names or ())
 
 
 def undefined_equality(policies: Mapping[str, A.Expr], known: KnownNames) -> list[Finding]:

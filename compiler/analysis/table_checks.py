@@ -56,7 +56,10 @@ def dead_and_always(an: Analysis) -> list[Finding]:
             proofs = {
                 an.sat(g.expr, an.assume(row.source)).proof for _, g in an.policy_guards(row)
             } - {""}
-            trivial = all(_constant_guard(an, g.expanded) for _, g in an.policy_guards(row))
+            trivial = all(
+                _constant_guard(an, g.expanded) or _other_pair(g.expanded, row.source)
+                for _, g in an.policy_guards(row)
+            )
             found.append(
                 Finding(
                     "dead-transition",
@@ -97,35 +100,98 @@ def dead_and_always(an: Analysis) -> list[Finding]:
         if row.guard is not None and row.transition.policy_triggers:
             sure = an.sat(row.guard.expr, an.assume(row.source), want=("F", "U", "E"))
             if sure.verdict == "unsat":
-                found.append(
-                    Finding(
-                        "always-transition",
-                        "info",
-                        f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)}) fires at "
-                        f"the first evaluation unless an earlier step does: its guard "
-                        f"{row.simplified} "
-                        "is always TRUE",
-                        rows=(row.id,),
-                        pairs=(_pair(row.source),),
-                        proof=sure.proof.replace("never FALSE/UNDEFINED/ERROR", "always TRUE"),
-                    )
-                )
+                found.append(_always(an, row, sure.proof))
     return found
 
 
-def _constant_guard(an: Analysis, text: str) -> bool:
-    """The expanded guard names no attribute (only predicates): the policy set it to a
-    constant on purpose (`SUSPEND = False`), so a dead row is information, not a bug."""
+def _always(an: Analysis, row: Row, proof: str) -> Finding:
+    """An always-TRUE row: information when the policy set a constant (`IS_OWNER =
+    False`), a violation when the guard is written as a condition on attributes that
+    can never be FALSE (`SUSPEND = KeyboardIdle >= 0`): the admin meant a condition and
+    the slot takes the transition at every evaluation."""
+    written = list(dict.fromkeys(g.expanded for _, g in an.policy_guards(row)))
+    constant = all(_constant_guard(an, text, ignore=STATE_BOUND) for text in written)
+    head = f"{_label(row)} ({_pair(row.source)} -> {_pair(row.target)})"
+    proof = proof.replace("never FALSE/UNDEFINED/ERROR", "always TRUE")
+    if constant:
+        return Finding(
+            "always-transition",
+            "info",
+            f"{head} fires at the first evaluation unless an earlier step does: its guard "
+            f"{row.simplified} is always TRUE",
+            rows=(row.id,),
+            pairs=(_pair(row.source),),
+            proof=proof,
+        )
+    return Finding(
+        "always-condition",
+        "violation",
+        f"{head}: its guard {' || '.join(written)} is written as a condition on attributes "
+        f"but is TRUE for every input in {_pair(row.source)}, so the slot takes it at the "
+        "first evaluation every time",
+        rows=(row.id,),
+        pairs=(_pair(row.source),),
+        proof=proof,
+    )
+
+
+def _constant_guard(an: Analysis, text: str, ignore: tuple[str, ...] = ()) -> bool:
+    """The expanded guard names no attribute (only predicates and the names in `ignore`),
+    or is a conjunction with a literal FALSE: the policy set it to a constant on purpose
+    (`SUSPEND = False`), so a dead or an always-TRUE row is information, not a bug."""
     from compiler.analysis.sat import attribute_refs
     from compiler.classad import parse
     from compiler.classad.errors import ClassAdSyntaxError
 
     try:
-        refs = attribute_refs(parse(text))
+        expr = parse(text)
     except ClassAdSyntaxError:
         return False
-    preds = {p.lower() for p in an.predicates}
+    if _false_conjunct(expr):
+        return True
+    refs = attribute_refs(expr)
+    preds = {p.lower() for p in (*an.predicates, *ignore)}
     return all(r.key in preds for r in refs)
+
+
+def _other_pair(text: str, pair: tuple[str, str]) -> bool:
+    """The guard requires, in a top-level conjunct, another State or Activity than the
+    pair's (`PREEMPT = (Activity == "Busy") && ...` read in Claimed/Retiring): the policy
+    chose where it applies, so the row being dead there is information."""
+    from compiler.classad import parse
+    from compiler.classad.errors import ClassAdSyntaxError
+
+    try:
+        expr = parse(text)
+    except ClassAdSyntaxError:
+        return False
+    here = {"state": pair[0].lower(), "activity": pair[1].lower()}
+    for part in _conjuncts(expr):
+        if not (isinstance(part, A.Binary) and part.op in ("==", "=?=")):
+            continue
+        for ref, lit in ((part.left, part.right), (part.right, part.left)):
+            if (
+                isinstance(ref, A.AttrRef)
+                and ref.scope in (None, "MY")
+                and ref.key in here
+                and isinstance(lit, A.String)
+                and lit.value.lower() != here[ref.key]
+            ):
+                return True
+    return False
+
+
+def _conjuncts(e: A.Expr) -> list[A.Expr]:
+    if isinstance(e, A.Binary) and e.op == "&&":
+        return _conjuncts(e.left) + _conjuncts(e.right)
+    return [e]
+
+
+def _false_conjunct(e: A.Expr) -> bool:
+    """`... && false` (at the top of a conjunction): a constant the configuration wrote,
+    as the HOLD_IF_* / PREEMPT_IF_* templates do with `WANT_SUSPEND = (...) =!= true &&
+    $(WANT_SUSPEND)` over the default `WANT_SUSPEND = false`."""
+    return any(isinstance(c, A.Boolean) and c.value is False for c in _conjuncts(e))
 
 
 def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:
@@ -266,7 +332,7 @@ def _flap(an: Analysis, first: Row, second: Row, preds: list[str]) -> Finding | 
             if result.verdict == "sat":
                 return Finding(
                     "flapping",
-                    "warning",
+                    "violation",
                     f"{_label(first)} ({_pair(first.source)} -> {_pair(first.target)}, "
                     f"{first.transition.triggers[i].guard}) and {_label(second)} (back, "
                     f"{second.transition.triggers[j].guard}) both fire for the same input: "
@@ -317,12 +383,69 @@ def suspended_forever(an: Analysis) -> list[Finding]:
     return [
         Finding(
             "suspended-forever",
-            "warning",
+            "violation",
             "a suspended job is never resumed or preempted by policy: every policy trigger "
             "out of Claimed/Suspended is dead",
             rows=tuple(r.id for r in leaving),
             pairs=(_pair(pair),),
             proof="each guard proved never TRUE",
+        )
+    ]
+
+
+def stuck_pairs(an: Analysis) -> list[Finding]:
+    """A reachable pair that no live transition leaves, not by policy, timer or event:
+    a slot that gets there stays for good (the manuals' machines always have a way out:
+    a release, a vacate, a job exit)."""
+    edges = live_edges(an)
+    found = []
+    for here in sorted(reachable_pairs(an)):
+        if an.table.spec.state(here[0]).internal:
+            continue
+        if edges.get(here, set()) - {here}:
+            continue
+        rows = tuple(r.id for r in an.table.rows_from(here))
+        found.append(
+            Finding(
+                "stuck-pair",
+                "violation",
+                f"{_pair(here)} is reachable but never left: every transition out of it is dead",
+                rows=rows,
+                pairs=(_pair(here),),
+                proof="each guard out of it proved never TRUE",
+            )
+        )
+    return found
+
+
+def no_job_starts(an: Analysis) -> list[Finding]:
+    """Claimed/Busy (a job running) is unreachable: every chain of transitions towards it
+    passes a dead row, so the policy never runs a job. The dead rows on the frontier
+    (from a reachable pair into an unreachable one) are named: they are what to fix."""
+    busy = ("Claimed", "Busy")
+    spec_pairs = {(p.pair.state, p.pair.activity) for p in an.table.spec.pairs}
+    seen = reachable_pairs(an)
+    if busy not in spec_pairs or busy in seen:
+        return []
+    frontier = [
+        r
+        for r in an.table.rows
+        if r.source in seen and any((t.state, t.activity) not in seen for t in r.transition.targets)
+    ]
+    blocking = ", ".join(
+        f"{_label(r)} ({_pair(r.source)} -> {_pair(r.target)}: {r.simplified or r.trigger})"
+        for r in frontier
+    )
+    return [
+        Finding(
+            "no-job-starts",
+            "violation",
+            "no job can ever start: Claimed/Busy is unreachable with this policy"
+            + (f"; the dead transitions in the way are {blocking}" if blocking else ""),
+            rows=tuple(r.id for r in frontier),
+            pairs=(_pair(busy),),
+            proof="every transition into Claimed/Busy, or into the pairs leading to it, is "
+            "proved dead",
         )
     ]
 
@@ -417,6 +540,8 @@ CHECKS: tuple[Check, ...] = (
     unreachable,
     flapping,
     suspended_forever,
+    stuck_pairs,
+    no_job_starts,
     never_evicted,
     vacating_forever,
 )

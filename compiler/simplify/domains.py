@@ -73,6 +73,36 @@ STARTD_DOMAINS: Mapping[str, Domain] = {
 TIME_DOMAIN = _NONNEG_INT
 
 
+@dataclass(frozen=True, slots=True)
+class Relation:
+    """A fact the startd guarantees between attributes of one slot ad, at every
+    evaluation: `text` is ClassAd that is TRUE in every ad the startd builds. Ranges of
+    single attributes are domains (STARTD_DOMAINS); a relation ties several together,
+    so that the analysis never reports a witness no startd can publish (an owner load
+    below zero). `citation` names the HTCondor source that makes it hold."""
+
+    text: str
+    attributes: tuple[str, ...]
+    citation: str
+
+
+#: Relations between the attributes of STARTD_DOMAINS in every era. (KeyboardIdle is not
+#: bounded by ConsoleIdle: a slot connected to the console but not the keyboard reports
+#: the startd's uptime plus DISCONNECTED_KEYBOARD_IDLE_BOOST, ResMgr::assign_idle_to_slots;
+#: TotalCondorLoadAvg can exceed TotalLoadAvg, which is why the owner load is floored.)
+STARTD_RELATIONS: tuple[Relation, ...] = (
+    Relation(
+        "CondorLoadAvg <= LoadAvg",
+        ("CondorLoadAvg", "LoadAvg"),
+        "src/condor_startd.V6/ResAttributes.cpp CpuAttributes::publish_dynamic publishes "
+        "LoadAvg = rint((owner load + condor load) * 100) / 100 and CondorLoadAvg = "
+        "rint(condor load * 100) / 100 (rint is monotone); ResMgr::assign_load_to_slots "
+        "and ResMgr::distribute_load give every slot an owner load of at least 0 (6.8: "
+        "ResMgr::assign_load, V6_8_7 src/condor_startd.V6/ResMgr.C)",
+    ),
+)
+
+
 def _norm(mapping: Mapping[str, object]) -> dict[str, object]:
     out: dict[str, object] = {}
     for key, value in mapping.items():

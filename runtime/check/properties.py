@@ -31,6 +31,7 @@ from lark.exceptions import (
     VisitError,
 )
 
+from compiler.analysis import KnownNames
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import ERAS, SEMANTICS, EraSpec, load_spec
 from compiler.textio import read_text
@@ -198,11 +199,14 @@ _UNITS = {"s": 1, "sec": 1, "secs": 1, "second": 1, "seconds": 1, "m": 60, "min"
 class _Build(Transformer[Token, Any]):
     """Parse tree -> IR (one method per rule); names checked, problems collected."""
 
-    def __init__(self, file: str, lines: Sequence[str], known: Names) -> None:
+    def __init__(
+        self, file: str, lines: Sequence[str], known: Names, attributes: KnownNames | None = None
+    ) -> None:
         super().__init__()
         self.file = file
         self.lines = lines
         self.known = known
+        self.attributes = attributes
         self.errors: list[PropertiesError] = []
 
     def _error(self, message: str, token: Token) -> None:
@@ -243,7 +247,24 @@ class _Build(Transformer[Token, Any]):
 
     def comparison(self, items: list[Any]) -> Compare:
         name, op, value = items
+        self._check_attribute(name)
         return Compare(str(name), str(op), value)
+
+    def _check_attribute(self, name: Token) -> None:
+        """A name no slot ad can hold is an error: it would always be UNDEFINED, and the
+        property would hold (or fail) vacuously (`KeybordIdle < 60`)."""
+        if self.attributes is None:
+            return
+        scope, _, bare = str(name).rpartition(".")
+        if scope.upper() not in ("", "MY") or self.attributes.known(bare):
+            return
+        close = self.attributes.close(bare)
+        hint = f"; did you mean {close!r}?" if close else ""
+        self._error(
+            f"unknown attribute {bare!r}: no slot ad holds it, so the comparison is always "
+            f"UNDEFINED{hint}",
+            name,
+        )
 
     def number(self, items: list[Token]) -> float | int:
         text = str(items[0])
@@ -320,17 +341,22 @@ def read_properties(path: str) -> str:
 
 
 def parse_properties(
-    text: str, file: str = "<properties>", spec: EraSpec | None = None
+    text: str,
+    file: str = "<properties>",
+    spec: EraSpec | None = None,
+    attributes: KnownNames | None = None,
 ) -> tuple[Property, ...]:
     """All properties of a file; raises `PropertiesError` (or `PolicyErrors` with all of
     them) pointing at line and column. States, activities and anchors are `spec`'s (every
-    era's when None)."""
+    era's when None); with `attributes` (the names the policy's slot ads may hold,
+    compiler.analysis.lints.known_names), a comparison naming another attribute is an
+    error with the closest known name."""
     lines = text.splitlines()
     try:
         tree = _parser().parse(text if text.endswith("\n") else text + "\n")
     except UnexpectedInput as err:
         raise _syntax_error(err, text, file, lines) from None
-    builder = _Build(file, lines, names(spec))
+    builder = _Build(file, lines, names(spec), attributes)
     out: list[Property] = []
     for node in tree.children:
         if not isinstance(node, Tree):

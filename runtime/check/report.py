@@ -10,16 +10,16 @@ reference interpreter, searches for counterexamples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import yaml
 
 from compiler import StateTable, compile_policy
-from compiler.analysis import Finding, analyse
+from compiler.analysis import FAILING, Analysis, Finding, KnownNames, analyse, known_names
 from compiler.config import Config
 from runtime.check.machines import compiled_machine, config_timers, reference_machine
-from runtime.check.properties import parse_properties
+from runtime.check.properties import Property, parse_properties
 from runtime.check.reference import PolicyExprs
 from runtime.check.search import Counterexample, SearchResult, search
 from runtime.fired import Fired, num
@@ -37,8 +37,18 @@ class ReportedCounterexample:
     fired: tuple[Fired, ...]
 
 
+#: The cross-check "same transitions as the reference interpreter" (runtime.check.search):
+#: when it fails, condor-policy itself is wrong, not the policy.
+INTERNAL = "reference-crosscheck"
+
+#: Exit statuses of `condor-policy check` (docs/findings.md).
+EXIT_OK, EXIT_VIOLATION, EXIT_INTERNAL = 0, 1, 3
+
+
 @dataclass
 class CheckReport:
+    """What `condor-policy check` found. `strict`: warnings fail too (`--strict`)."""
+
     era: str
     semantics: str
     source: str
@@ -47,12 +57,34 @@ class CheckReport:
     result: SearchResult | None
     machine: str
     counterexamples: list[ReportedCounterexample] = field(default_factory=list)
+    strict: bool = False
+
+    @property
+    def violations(self) -> tuple[Finding, ...]:
+        """Findings that fail the check: violations and errors (and, with --strict,
+        warnings), most severe first."""
+        failing = FAILING | ({"warning"} if self.strict else set())
+        return tuple(f for f in self.findings if f.severity in failing)
+
+    @property
+    def internal_errors(self) -> list[ReportedCounterexample]:
+        """Traces on which the compiled machine and the reference interpreter disagree."""
+        return [c for c in self.counterexamples if c.name == INTERNAL]
+
+    @property
+    def violated(self) -> list[ReportedCounterexample]:
+        """Counterexamples to a property of the policy (built-in or the admin's)."""
+        return [c for c in self.counterexamples if c.name != INTERNAL]
 
     @property
     def exit_status(self) -> int:
-        if self.counterexamples or any(f.severity == "error" for f in self.findings):
-            return 1
-        return 0
+        """3 when condor-policy contradicts itself (its result cannot be trusted), else 1
+        on a violated property or a failing finding, else 0."""
+        if self.internal_errors:
+            return EXIT_INTERNAL
+        if self.violated or self.violations:
+            return EXIT_VIOLATION
+        return EXIT_OK
 
     # -- coverage ------------------------------------------------------------------------
     def coverage(self) -> dict[str, Any]:
@@ -89,47 +121,81 @@ class CheckReport:
 
     # -- renderings ------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        """The JSON report (docs/json-outputs.md): `findings` lists every finding;
+        `violations`, `warnings` and `internal_errors` are the headings of the text."""
         out: dict[str, Any] = {
             "era": self.era,
             "semantics": self.semantics,
             "source": self.source,
+            "strict": self.strict,
             "exit_status": self.exit_status,
+            "summary": self._counts(),
+            "violations": [f.to_dict() for f in self.violations],
+            "warnings": [f.to_dict() for f in self.findings if f.severity == "warning"],
             "findings": [f.to_dict() for f in self.findings],
+            "internal_errors": [_cx_dict(c) for c in self.internal_errors],
         }
         if self.result is not None:
             out["dynamic"] = {
                 "machine": self.machine,
                 "examples": self.result.examples,
                 "properties": list(self.result.properties),
-                "violated": [
-                    {
-                        "property": c.name,
-                        "message": c.message,
-                        "path": list(c.path),
-                        "trace": yaml.safe_load(c.trace_yaml),
-                    }
-                    for c in self.counterexamples
-                ],
+                "violated": [_cx_dict(c) for c in self.violated],
                 "coverage": self.coverage(),
             }
         return out
 
-    def to_text(self) -> str:
-        lines = [f"check: {self.source} ({self.era}, {self.semantics} semantics)", ""]
-        counts = {
-            s: sum(f.severity == s for f in self.findings) for s in ("error", "warning", "info")
+    def _counts(self) -> dict[str, int]:
+        return {
+            "violations": sum(f.severity == "violation" for f in self.findings),
+            "errors": sum(f.severity == "error" for f in self.findings),
+            "warnings": sum(f.severity == "warning" for f in self.findings),
+            "notes": sum(f.severity == "info" for f in self.findings),
+            "violated_properties": len(self.violated),
+            "internal_errors": len(self.internal_errors),
         }
-        lines.append(
-            f"Static analysis: {counts['error']} errors, {counts['warning']} warnings, "
-            f"{counts['info']} notes"
-        )
-        for f in self.findings:
-            if f.code in ("dead-trigger", "undecided-guard"):
-                continue
-            lines += ["  " + line for line in f.describe().splitlines()]
-        quiet = [f for f in self.findings if f.code in ("dead-trigger", "undecided-guard")]
+
+    def to_text(self) -> str:
+        """Headings in order of gravity: internal errors, violations (the findings that
+        fail the check), warnings, notes; then the dynamic check and coverage."""
+        lines = [f"check: {self.source} ({self.era}, {self.semantics} semantics)", ""]
+        n = self._counts()
+        counts = ", ".join(
+            _plural(n[key], word)
+            for key, word in (
+                ("violations", "violation"), ("errors", "error"),
+                ("warnings", "warning"), ("notes", "note"),
+            )
+        )  # fmt: skip
+        lines.append(f"Static analysis: {counts}")
+        failing = self.violations
+        sections = [
+            ("Violations (the check fails" + ("; --strict: warnings too)" if self.strict else ")"),
+             list(failing)),
+            ("Warnings (advice; --strict fails on them)",
+             [f for f in self.findings if f.severity == "warning" and f not in failing]),
+            ("Notes", [f for f in self.findings if f.severity == "info" and f.code not in _QUIET]),
+        ]  # fmt: skip
+        for title, found in sections:
+            if found:
+                lines.append(f"{title}:")
+                for f in found:
+                    lines += ["  " + line for line in f.describe().splitlines()]
+        quiet = [f for f in self.findings if f.code in _QUIET]
         if quiet:
             lines.append(f"  ({len(quiet)} further notes on single triggers: --format json)")
+        for index, c in enumerate(self.internal_errors, start=1):
+            lines += [
+                "",
+                f"Internal error {index} of condor-policy (not a finding about the policy): "
+                "the compiled machine and the reference interpreter disagree; please report "
+                "it with this trace",
+                f"  {c.message}",
+                "  path of the compiled machine:",
+                *[f"    {p}" for p in c.path],
+                f"  trace (replay with: {REPLAY}):",
+                *["    " + line for line in c.trace_yaml.rstrip().splitlines()],
+            ]
         if self.result is None:
             return "\n".join(lines) + "\n"
         lines += ["", f"Dynamic check: {self.result.examples} generated traces on {self.machine}"]
@@ -137,13 +203,13 @@ class CheckReport:
         for name in self.result.properties:
             mark = "FAIL" if name in violated else "ok  "
             lines.append(f"  {mark} {name if name.startswith('line') else 'builtin: ' + name}")
-        for c in self.counterexamples:
+        for c in self.violated:
             if c.name not in self.result.properties:
                 lines.append(f"  FAIL {c.name}")
-        for index, c in enumerate(self.counterexamples, start=1):
+        for index, c in enumerate(self.violated, start=1):
             lines += ["", f"Counterexample {index}: {c.name}", f"  {c.message}", "  path:"]
             lines += [f"    {p}" for p in c.path]
-            lines.append("  trace (replay with: condor-policy run CONFIG --trace FILE):")
+            lines.append(f"  trace (replay with: {REPLAY}):")
             lines += ["    " + line for line in c.trace_yaml.rstrip().splitlines()]
         cov = self.coverage()
         lines += [
@@ -160,9 +226,30 @@ class CheckReport:
     def write_diagram(self, path: str) -> None:
         from compiler.diagram import extract, write
 
-        first = self.counterexamples[0]
+        first = (self.violated or self.internal_errors)[0]
         diagram = extract(self.table.spec, self.table, [f.id for f in first.fired])
         write(diagram, path)
+
+
+#: Notes on single triggers, counted but not listed in the text report.
+_QUIET = ("dead-trigger", "undecided-guard")
+
+#: How to replay a printed counterexample: the trace records its era, semantics and the
+#: policy's settings (`config:`), so no CONFIG is needed (one given is overridden by them).
+REPLAY = "condor-policy run --trace FILE"
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _cx_dict(c: ReportedCounterexample) -> dict[str, Any]:
+    return {
+        "property": c.name,
+        "message": c.message,
+        "path": list(c.path),
+        "trace": yaml.safe_load(c.trace_yaml),
+    }
 
 
 def describe_path(fired: tuple[Fired, ...]) -> tuple[str, ...]:
@@ -183,14 +270,18 @@ def check_policy(
     seed: int = 0,
     dynamic: bool = True,
     progress: Callable[[int], None] | None = None,
+    strict: bool = False,
 ) -> CheckReport:
     """Everything `condor-policy check` reports for one policy. `properties` is
     (file name, text). Raises PolicyError on bad input."""
     table = compile_policy(config, era, semantics)
-    props = parse_properties(properties[1], properties[0], table.spec) if properties else ()
+    props: tuple[Property, ...] = ()
+    if properties:
+        known = ad_names(table, config)
+        props = parse_properties(properties[1], properties[0], table.spec, known)
     found = analyse(table, config)
     if not dynamic:
-        return CheckReport(era, semantics, source, table, found, None, "")
+        return CheckReport(era, semantics, source, table, found, None, "", strict=strict)
     spec = table.spec
     policy = PolicyExprs.from_config(spec, config)
     reference = reference_machine(spec, policy, config_timers(spec, config))
@@ -200,13 +291,42 @@ def check_policy(
         spec, policy, machine, props, reference=reference, max_examples=max_examples,
         seed=seed, owners=owners, progress=progress,
     )  # fmt: skip
-    report = CheckReport(era, semantics, source, table, found, result, name)
-    report.counterexamples = [_reported(c) for c in result.counterexamples]
+    report = CheckReport(era, semantics, source, table, found, result, name, strict=strict)
+    settings = policy_settings(config)
+    report.counterexamples = [_reported(c, source, settings) for c in result.counterexamples]
     return report
 
 
-def _reported(c: Counterexample) -> ReportedCounterexample:
-    text = dump_trace(c.trace)
+def ad_names(table: StateTable, config: Config) -> KnownNames:
+    """The names a property may compare: the attributes the startd and the documented
+    tables know, the policy's published expressions and the configuration's names
+    (STARTD_ATTRS may publish any of them)."""
+    return known_names(Analysis(table), config.names())
+
+
+def policy_settings(config: Config) -> dict[str, str]:
+    """The configuration's own settings, fully expanded, where they differ from the era's
+    defaults: written into a counterexample trace's `config:` so that the trace carries
+    the policy it was found on (`condor-policy run --trace FILE` replays it as printed,
+    whatever CONFIG, --policy template or `include` command produced it)."""
+    from compiler.config import load_config
+
+    base = load_config(text="", era=config.era)
+    out: dict[str, str] = {}
+    for name in config.names():
+        value = config.get(name)
+        if value is not None and value != base.get(name):
+            out[name] = value
+    return out
+
+
+def _reported(c: Counterexample, source: str, settings: dict[str, str]) -> ReportedCounterexample:
+    trace = replace(
+        c.trace,
+        config=settings,
+        description=f"condor-policy check: {c.name} on {source}",
+    )
+    text = dump_trace(trace)
     return ReportedCounterexample(c.name, c.message, text, describe_path(c.fired), c.fired)
 
 

@@ -1,5 +1,5 @@
 """`condor-policy check [CONFIG] [--era E] [--semantics manual|code] [--properties FILE]
-[--max-examples N] [--seed S] [--format text|json] [--diagram FILE]`.
+[--max-examples N] [--seed S] [--format text|json] [--diagram FILE] [--strict]`.
 
 Answers an administrator's questions about a policy with a proof or a minimal
 counterexample:
@@ -14,8 +14,10 @@ counterexample:
    the figure with that path highlighted);
 3. coverage of the generated traces (transitions fired, guard outcomes seen).
 
-Exit status: 0 when every property holds and no finding is an error, 1 on a violation
-(a counterexample or an error finding), 2 on bad input.
+Exit status (docs/findings.md): 0 when every property holds and no finding fails; 1 on a
+violated property or a finding of severity violation or error (with `--strict`, warning
+too); 2 on bad input; 3 when the compiled machine and the reference interpreter disagree
+(an internal error of condor-policy, printed with its trace: the result cannot be trusted).
 """
 
 from __future__ import annotations
@@ -45,8 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--diagram", metavar="FILE",
                         help="write the figure with the first counterexample's path highlighted")  # fmt: skip
     parser.add_argument("--counterexamples", metavar="DIR",
-                        help="also write each counterexample trace to DIR/<n>.yaml")  # fmt: skip
+                        help="also write each counterexample trace to DIR/<n>.yaml "
+                             "(internal errors to DIR/internal-<n>.yaml)")  # fmt: skip
     parser.add_argument("--static-only", action="store_true", help="skip the dynamic check")
+    parser.add_argument("--strict", action="store_true",
+                        help="fail (exit 1) on warnings too, not only on violations and errors")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed,
             dynamic=not args.static_only,
             progress=progress.advance if progress else None,
+            strict=args.strict,
         )
     finally:
         if progress is not None:
@@ -80,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
     if args.counterexamples:
         folder = Path(args.counterexamples)
         folder.mkdir(parents=True, exist_ok=True)
-        for index, cx in enumerate(report.counterexamples, start=1):
+        # numbered as printed: "Counterexample N" and "Internal error N"
+        for index, cx in enumerate(report.violated, start=1):
             (folder / f"{index}.yaml").write_text(cx.trace_yaml, encoding="utf-8")
+        for index, cx in enumerate(report.internal_errors, start=1):
+            (folder / f"internal-{index}.yaml").write_text(cx.trace_yaml, encoding="utf-8")
     if args.diagram and report.counterexamples:
         report.write_diagram(args.diagram)
     if args.format == "json":

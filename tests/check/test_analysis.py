@@ -60,6 +60,12 @@ CASES = [
      "ExtraCondition = && LoadAvg < 1\nSTART = KeyboardIdle > 900 $(ExtraCondition)\n"),
     ("want-suspend-without-suspend", "htcondor-current", "WANT_SUSPEND = KeyboardIdle > 60\nSUSPEND = False\n",
      "WANT_SUSPEND = KeyboardIdle > 60\nSUSPEND = KeyboardIdle < 30\n"),
+    ("no-job-starts", "htcondor-current", "START = KeyboardIdle > 900 && KeyboardIdle < 60\n",
+     "START = KeyboardIdle > 900\n"),
+    ("always-condition", "htcondor-current", "WANT_SUSPEND = True\nSUSPEND = KeyboardIdle >= 0\n",
+     SUSPENDING),
+    ("stuck-pair", "condor-6.4", "START = KeyboardIdle > 900 && KeyboardIdle < 60\n",
+     "START = KeyboardIdle > 900\n"),
 ]  # fmt: skip
 
 

@@ -22,7 +22,7 @@ def desktop(tmp_path: Path) -> Path:
 def test_static_only_default_policy_holds(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--static-only"]) == 0
     out = capsys.readouterr().out
-    assert "Static analysis: 0 errors" in out
+    assert "Static analysis: 0 violations, 0 errors" in out
     assert "always-transition" in out  # IS_OWNER = False: Owner is left at once
 
 

@@ -96,7 +96,8 @@ def _compile_policy(
         config = load_config(era=era)
     expander = Expander(spec, config)
     fixed = dict(assume or {})
-    rows = tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
+    domains = _domains(spec)  # one mapping for every guard (the simplifier memoises it)
+    rows = tuple(_row(spec, expander, t, fixed, domains) for t in spec.transitions)
     warnings = _warnings(spec, config, expander)
     program = build_program(spec, config, warnings)
     return StateTable(
@@ -281,14 +282,17 @@ def _int(text: str | None) -> int | None:
 
 
 def _row(
-    spec: EraSpec, expander: Expander, transition: Transition, assume: dict[str, Value]
+    spec: EraSpec,
+    expander: Expander,
+    transition: Transition,
+    assume: dict[str, Value],
+    domains: Mapping[str, Domain],
 ) -> Row:
     fixed = {
         **assume,
         "State": transition.source.state,
         "Activity": transition.source.activity,
     }
-    domains = _domains(spec)
     triggers: list[CompiledGuard | None] = []
     combined: list[A.Expr] = []
     simpler: list[A.Expr] = []

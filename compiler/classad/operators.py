@@ -277,6 +277,9 @@ def _ordered(a: Value, b: Value) -> tuple[Any, Any] | Value:
 
 def _comparison(test: Callable[[Any, Any], bool]) -> BinaryFn:
     def compare(a: Value, b: Value) -> Value:
+        ta = type(a)
+        if ta is type(b) and (ta is int or ta is float):  # what `_ordered` gives them
+            return test(a, b)
         if (bad := _strict(a, b)) is not None:
             return bad
         pair = _ordered(a, b)

@@ -53,7 +53,7 @@ from compiler.simplify.threevl import (
     AND_TABLE,
     NOT_TABLE,
     OR_TABLE,
-    compare,
+    comparison,
     tv_of_value,
     value_of_tv,
 )
@@ -305,7 +305,8 @@ def _compile(e: A.Expr, env: Env, subj: dict[A.Expr, Any], opq: dict[A.Expr, Any
     if parts is not None:
         s, op, k = parts
         i, kv = subj[canon(s, env)], literal_value(k)
-        return lambda sv, ov: compare(op, sv[i], kv)
+        test = comparison(op)
+        return lambda sv, ov: test(sv[i], kv)
     key = canon(e, env)
     if key in subj:
         i = subj[key]

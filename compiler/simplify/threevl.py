@@ -13,6 +13,7 @@ TRUE), strings, lists and ads ERROR (classad-semantics.md section 6).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, Literal, TypeAlias
 
 from compiler.classad import operators as ops
@@ -56,6 +57,11 @@ _VALUE_OF_TV: Final[dict[str, Value]] = {"T": True, "F": False, "U": UNDEFINED, 
 def value_of_tv(t: str) -> Value:
     """The value a logical operator returns for a truth value."""
     return _VALUE_OF_TV[t]
+
+
+def comparison(op: str) -> Callable[[Value, Value], Value]:
+    """The evaluator's own function for comparison `op` (see `compare`), to call often."""
+    return ops.BINARY[op]
 
 
 def compare(op: str, a: Value, b: Value) -> Value:

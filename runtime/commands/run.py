@@ -15,7 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 
-from runtime.commands._policy_args import DEFAULT_ERA, add_policy_arguments, load_policy
+from runtime.commands._policy_args import (
+    DEFAULT_ERA,
+    DEFAULT_SEMANTICS,
+    add_policy_arguments,
+    load_policy,
+)
 
 NAME = "run"
 HELP = "Replay a scripted trace (fake sensors, simulated clock) through the compiled policy."
@@ -39,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
     trace = read_trace(args.trace)
     args.era = args.era or trace.era or DEFAULT_ERA
-    args.semantics = args.semantics or trace.semantics or "manual"
+    args.semantics = args.semantics or trace.semantics or DEFAULT_SEMANTICS
     choice = load_policy(args)
     config = choice.config
     if trace.config:

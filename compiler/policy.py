@@ -7,7 +7,10 @@ substituted, era defaults, `_VANILLA` variants, "locally" = job attributes UNDEF
 simplify soundly (`compiler.simplify`, with the startd's attribute domains, the
 predicates as defined booleans, the row's own State/Activity and the caller's `assume`),
 decide the status (`truth`: dead / always / live) and compile a predicate
-(`compiler.classad.compile_expr`). It never prints; problems are `PolicyError`s, and
+(`compiler.classad.compile_expr`). A row out of a pair that no chain of firing rows
+reaches from the era's initial pair is "dead" too (`compiler.machine.reachable_pairs`,
+the set `diagram` and `check` use as well), so the three commands agree on what can
+happen. It never prints; problems are `PolicyError`s, and
 things worth telling (undefined fatal knobs, cycles, names assumed to be job attributes)
 are the table's `warnings`.
 
@@ -24,7 +27,7 @@ valid in the source pair; that is the only place the runtime evaluates it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from compiler.classad import ClassAdSyntaxError, call_deep, compile_expr, parse, unparse
@@ -33,6 +36,7 @@ from compiler.classad.values import Value
 from compiler.config import Config, load_config
 from compiler.errors import PolicyError
 from compiler.expand import Expander
+from compiler.machine import reachable_pairs
 from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
@@ -89,7 +93,9 @@ def _compile_policy(
         config = load_config(era=era)
     expander = Expander(spec, config)
     fixed = dict(assume or {})
-    rows = tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
+    rows = _unreachable_are_dead(
+        spec, tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
+    )
     warnings = _warnings(spec, config, expander)
     program = build_program(spec, config, warnings)
     return StateTable(
@@ -343,6 +349,20 @@ def _row_status(
     if guard is not None and guard.status == "always":
         return "always"
     return "live"
+
+
+def _unreachable_are_dead(spec: EraSpec, rows: tuple[Row, ...]) -> tuple[Row, ...]:
+    """Rows out of a pair no chain of firing rows reaches from the initial pair get the
+    status "dead": under this policy they never fire, whatever their guards say (a
+    row's `policy_status` keeps its guard's own verdict). One pass is enough: such a row
+    cannot have made any pair reachable."""
+    reached = reachable_pairs(spec, rows)
+    return tuple(
+        row
+        if row.transition.source in reached or row.status == "dead"
+        else replace(row, status="dead")
+        for row in rows
+    )
 
 
 # -- manual vs code ---------------------------------------------------------------------

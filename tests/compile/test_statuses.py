@@ -1,0 +1,86 @@
+"""`compile`, `diagram` and `check` agree on what can happen under a policy.
+
+For every shipped POLICY template and each era's default policy, in both semantics:
+* a row out of a pair that `check`'s static analysis (compiler.analysis, its own
+  satisfiability proofs per trigger) finds unreachable is "dead" in the compiled table,
+  and the analysis reaches exactly the pairs the table's live rows reach;
+* the diagram greys exactly the pairs the table cannot reach, and draws each row's edge
+  with the row's status;
+* a row whose every trigger has a guard that simplifies to `false` is "dead"; a row whose
+  combined policy guard simplifies to `true` is "always".
+The analysis decides reachability from its own proofs, not from the row statuses, so a
+status that disagreed with it would fail here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from compiler.analysis import Analysis, reachable_pairs
+from compiler.config import all_templates, load_config
+from compiler.diagram import extract
+from compiler.policy import compile_policy
+from compiler.spec import ERAS, SEMANTICS
+from compiler.table import StateTable
+
+#: Templates that need arguments to be used at all (HTCondor refuses them bare).
+_NEEDS_ARGUMENTS = {"preempt_if", "want_hold_if"}
+
+
+def _policies() -> list[str | None]:
+    names = sorted(t.name for t in all_templates().get("POLICY", {}).values())
+    return [None, *(n for n in names if n.lower() not in _NEEDS_ARGUMENTS)]
+
+
+CASES = [
+    pytest.param(era, semantics, policy, id=f"{era}-{semantics}-{policy or 'default'}")
+    for era in ERAS
+    for semantics in SEMANTICS
+    for policy in _policies()
+]
+
+
+def _table(era: str, semantics: str, policy: str | None) -> StateTable:
+    config = None if policy is None else load_config(text=f"use POLICY : {policy}\n", era=era)
+    return compile_policy(config, era, semantics)
+
+
+@pytest.mark.parametrize(("era", "semantics", "policy"), CASES)
+def test_compile_diagram_and_check_agree(era: str, semantics: str, policy: str | None) -> None:
+    table = _table(era, semantics, policy)
+    by_check = frozenset(reachable_pairs(Analysis(table)))
+    _check_and_compile_agree(table, by_check)
+    _diagram_draws_the_table(table, by_check)
+    _literal_guards_decide_the_status(table)
+
+
+def _check_and_compile_agree(table: StateTable, by_check: frozenset[tuple[str, str]]) -> None:
+    by_table = {row.source for row in table.rows if row.status != "dead"}
+    by_table |= {(table.spec.initial.state, table.spec.initial.activity)}
+    for row in table.rows:
+        if row.source not in by_check:
+            assert row.status == "dead", f"row {row.id} out of unreachable {row.source}"
+    # Every pair the analysis reaches has its rows compiled as able to fire (or dead by
+    # their own guards), and nothing the table's live rows leave from is unreachable.
+    assert by_table <= by_check, sorted(by_table - by_check)
+
+
+def _diagram_draws_the_table(table: StateTable, by_check: frozenset[tuple[str, str]]) -> None:
+    diagram = extract(table.spec, table, unnumbered=True)
+    reached = {f"{s}/{a}" for s, a in by_check}
+    for node in diagram.nodes:
+        assert node.reachable == (node.id in reached), node.id
+    statuses = {row.id: row.status for row in table.rows}
+    for edge in diagram.edges:
+        if edge.key in statuses:
+            assert edge.status == statuses[edge.key], edge.key
+
+
+def _literal_guards_decide_the_status(table: StateTable) -> None:
+    for row in table.rows:
+        guards = [g for g in row.triggers if g is not None]
+        every_false = all(g.simplified == "false" for g in guards)
+        if row.transition.triggers and len(guards) == len(row.triggers) and every_false:
+            assert row.status == "dead", row.id
+        if row.guard is not None and row.guard.simplified == "true" and row.status != "dead":
+            assert row.status == "always", row.id

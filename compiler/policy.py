@@ -97,6 +97,8 @@ def _compile_policy(
         spec, tuple(_row(spec, expander, t, fixed) for t in spec.transitions)
     )
     warnings = _warnings(spec, config, expander)
+    if semantics == "manual":
+        warnings[:0] = _local_guards_reading_jobs(spec, config)
     program = build_program(spec, config, warnings)
     return StateTable(
         era=era,
@@ -133,6 +135,50 @@ def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
         )
     out += [f"configuration: {w.format()}" for w in config.warnings]
     return out
+
+
+#: How the warning of `_local_guards_reading_jobs` begins (the CLI shows it loudly).
+MANUAL_READS_JOB = "manual semantics misleads here: "
+
+
+def _local_guards_reading_jobs(spec: EraSpec, config: Config) -> list[str]:
+    """One warning per guard the manual evaluates "locally" (machine ad alone) that reads
+    job attributes: read literally they are UNDEFINED there, which is rarely what the
+    policy's author meant (an OSPool START with `!isUndefined(TARGET.ProjectName)` makes
+    `START =?= false` hold in Claimed/Idle: every claim preempted at once), while the real
+    startd evaluates them against the claim's job (reference D3). The job attributes are
+    what the job expansion names and the local one no longer does (`compiler.expand`
+    replaced them by UNDEFINED). A fresh `Expander`, so the table's warnings stay as they
+    were."""
+    expander = Expander(spec, config)
+    where: dict[str, list[str]] = {}
+    names: dict[str, set[str]] = {}
+    for t in spec.transitions:
+        guards = [*(x.guard for x in t.triggers if x.against == "local")]
+        guards += [c.guard for c in t.activity_choice if c.against == "local"]
+        for text in dict.fromkeys(g for g in guards if g.strip()):
+            read = _refs(expander.guard(text, "job")) - _refs(expander.guard(text, "local"))
+            if read:
+                where.setdefault(text, []).append(f"{t.number} ({t.source})")
+                names.setdefault(text, set()).update(read)
+    return [
+        f"{MANUAL_READS_JOB}{text} is evaluated locally (the slot ad alone) in row"
+        f"{'s' if len(rows) > 1 else ''} {', '.join(rows)}, yet it reads job attributes "
+        f"({', '.join(sorted(names[text], key=str.lower))}): read literally they are "
+        "UNDEFINED there, while the real startd evaluates it against the claim's job; "
+        "the code semantics (`--semantics code`, the default of every command) shows "
+        "what the daemon does"
+        for text, rows in where.items()
+    ]
+
+
+def _refs(e: A.Expr) -> set[str]:
+    """Attribute references of `e`, as written (`TARGET.x`, `MY.x` or `x`)."""
+    return {
+        f"{x.scope}.{x.name}" if x.scope else x.name
+        for x in A.walk(e, same_scope=False)
+        if isinstance(x, A.AttrRef)
+    }
 
 
 # -- the program: knobs, runtime expressions, settings, published ad ----------------------

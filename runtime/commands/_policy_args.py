@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 import difflib
 import os
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +81,21 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
         "manual: the era's manual read literally",
     )
     add_allow_commands_argument(parser)
+
+
+def print_warnings(warnings: Iterable[str]) -> None:
+    """A compiled table's warnings on stderr, one a line; the ones that say the manual
+    reading misleads for this policy (`compiler.policy.MANUAL_READS_JOB`) in capitals,
+    first, so that nobody reading the manual's table mistakes it for the daemon's."""
+    from compiler.policy import MANUAL_READS_JOB  # the join: only once a table exists
+
+    items = list(warnings)
+    loud = [w for w in items if w.startswith(MANUAL_READS_JOB)]
+    for warning in loud:
+        print(f"condor-policy: WARNING: {warning}", file=sys.stderr)
+    for warning in items:
+        if warning not in loud:
+            print(f"condor-policy: warning: {warning}", file=sys.stderr)
 
 
 def config_path(args: argparse.Namespace) -> Path | None:

@@ -30,6 +30,7 @@ from runtime.commands._policy_args import (
     PolicyChoice,
     add_policy_arguments,
     load_policy,
+    print_warnings,
 )
 
 if TYPE_CHECKING:
@@ -125,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         table = None if args.no_policy else _compile(choice, assume)
         steps = read_steps(args.highlight) if args.highlight else None
         source = args.highlight
+    if table is not None:
+        print_warnings(table.warnings)
     try:
         diagram = extract(
             spec,

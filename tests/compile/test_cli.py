@@ -122,3 +122,24 @@ def test_code_semantics_is_the_default(capsys: pytest.CaptureFixture[str]) -> No
     assert json.loads(out)["semantics"] == "code"
     _, out, _ = _run(["--format", "json", "--semantics", "manual"], capsys)
     assert json.loads(out)["semantics"] == "manual"
+
+
+def test_manual_warns_loudly_when_a_local_guard_reads_the_job(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The OSPool pattern: read literally, START is evaluated locally in Matched/Idle (8)
+    and Claimed/Idle (10), where TARGET.ProjectName is UNDEFINED (seed 002)."""
+    config = tmp_path / "pilot.config"
+    config.write_text("START = !isUndefined(TARGET.ProjectName) && KeyboardIdle > 60\n")
+    code, _, err = _run([str(config), "--format", "csv", "--semantics", "manual"], capsys)
+    loud = [line for line in err.splitlines() if "WARNING" in line]
+    assert code == 0 and len(loud) == 1, err
+    assert "TARGET.ProjectName" in loud[0] and "KeyboardIdle" not in loud[0]
+    assert "8 (Matched/Idle)" in loud[0] and "10 (Claimed/Idle)" in loud[0]
+    assert "--semantics code" in loud[0]
+    code, _, err = _run([str(config), "--format", "csv"], capsys)
+    assert code == 0 and "WARNING" not in err
+    # a START that reads only the slot ad: nothing to warn about
+    config.write_text("START = KeyboardIdle > 60\n")
+    code, _, err = _run([str(config), "--format", "csv", "--semantics", "manual"], capsys)
+    assert code == 0 and "WARNING" not in err

@@ -133,6 +133,13 @@ def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
             f"evaluated locally, these names are taken to be job attributes (UNDEFINED): "
             f"{names}; list them in STARTD_ATTRS if the slot ad holds them"
         )
+    if expander.absent_local:
+        names = ", ".join(f"MY.{n}" for n in sorted(expander.absent_local, key=str.lower))
+        out.append(
+            f"evaluated locally, these references name attributes this configuration does "
+            f"not publish in the slot ad (UNDEFINED): {names}; list them in STARTD_ATTRS "
+            "if the slot ad holds them"
+        )
     out += [f"configuration: {w.format()}" for w in config.warnings]
     return out
 

@@ -22,6 +22,8 @@ from compiler.diagram import extract
 from compiler.policy import compile_policy
 from compiler.spec import ERAS, SEMANTICS
 from compiler.table import StateTable
+from tests.oracle import classad2
+from tests.paths import shared_path
 
 #: Templates that need arguments to be used at all (HTCondor refuses them bare).
 _NEEDS_ARGUMENTS = {"preempt_if", "want_hold_if"}
@@ -84,3 +86,22 @@ def _literal_guards_decide_the_status(table: StateTable) -> None:
             assert row.status == "dead", row.id
         if row.guard is not None and row.guard.simplified == "true" and row.status != "dead":
             assert row.status == "always", row.id
+
+
+def test_ospool_pilot_rows_8_and_10_are_always_under_the_manual() -> None:
+    """The OSPool pilot's START reads `!isUndefined(TARGET.ProjectName)`: evaluated
+    locally (the manual's rows 8 and 10, seed 002) it is FALSE, so `START =?= false`
+    holds whenever it is evaluated. The htcondor wheel agrees on a slot ad of this
+    configuration (no job ad; OSG_NODE_VALIDATED is not published by it)."""
+    path = shared_path("realworld-configs", "osgvo-docker-pilot-main.config")
+    config = load_config(path)
+    table = compile_policy(config, "htcondor-current", "manual")
+    for number in ("8", "10"):
+        row = table.row(number)
+        assert row.status == "always" and row.policy_status == "always", number
+    start = config.get("START")
+    assert start is not None
+    ad = classad2.ClassAd({"State": "Claimed", "Activity": "Idle", "KeyboardIdle": 0})
+    assert classad2.ExprTree(f"({start}) =?= false").eval(ad) is True
+    # The code semantics evaluates START against the claim's job: not always there.
+    assert compile_policy(config, "htcondor-current", "code").row("10").status == "live"

@@ -44,7 +44,7 @@ def _negations(q: A.Expr, ctx: Ctx) -> set[A.Expr]:
     """Canonical forms of the expressions that are `!q`: `!q`, r when q is `!r`, and
     `a != b` when q is `a == b` (likewise `=?=`/`=!=`), the form negation.py writes
     `!(a == b)` in."""
-    out = {A.Unary("!", canon(q, ctx.env))}
+    out: set[A.Expr] = {A.Unary("!", canon(q, ctx.env))}
     if isinstance(q, A.Unary) and q.op == "!":
         out.add(canon(q.operand, ctx.env))
     if isinstance(q, A.Binary) and q.op in _EQUALITY_COMPLEMENT:

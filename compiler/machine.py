@@ -30,7 +30,7 @@ Shape (flat machine, `auto_transitions=False`):
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -178,31 +178,6 @@ def to_transitions(table: StateTable) -> dict[str, Any]:
         "send_event": False,
         "ignore_invalid_triggers": False,
     }
-
-
-def reachable_pairs(spec: EraSpec, rows: Iterable[Row]) -> frozenset[Pair]:
-    """The pairs some chain of rows that can fire (status not "dead") leads to from
-    `spec.initial`, every target of a `State/*` row counted.
-
-    The one definition `compile` (row statuses), `diagram` (grey boxes) and `check`
-    (coverage) share. Sound for "never": a dead row never fires, so a pair outside the
-    set is never entered under the policy; a pair inside may still never be entered in
-    practice (a live guard that no situation makes TRUE after the previous steps).
-    """
-    by_id = {row.id: row for row in rows}
-    seen = {spec.initial}
-    todo = [spec.initial]
-    while todo:
-        pair = todo.pop()
-        for t in spec.transitions_from(pair):
-            row = by_id.get(t.id)
-            if row is None or row.status == "dead":
-                continue
-            for target in t.targets:
-                if target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-    return frozenset(seen)
 
 
 def trigger_index(table: StateTable) -> Mapping[str, tuple[Row, int]]:

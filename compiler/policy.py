@@ -8,7 +8,7 @@ simplify soundly (`compiler.simplify`, with the startd's attribute domains, the
 predicates as defined booleans, the row's own State/Activity and the caller's `assume`),
 decide the status (`truth`: dead / always / live) and compile a predicate
 (`compiler.classad.compile_expr`). A row out of a pair that no chain of firing rows
-reaches from the era's initial pair is "dead" too (`compiler.machine.reachable_pairs`,
+reaches from the era's initial pair is "dead" too (`reachable_pairs`,
 the set `diagram` and `check` use as well), so the three commands agree on what can
 happen. It never prints; problems are `PolicyError`s, and
 things worth telling (undefined fatal knobs, cycles, names assumed to be job attributes)
@@ -26,7 +26,7 @@ valid in the source pair; that is the only place the runtime evaluates it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -36,10 +36,10 @@ from compiler.classad.values import Value
 from compiler.config import Config, load_config
 from compiler.errors import PolicyError
 from compiler.expand import Expander
-from compiler.machine import reachable_pairs
 from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
+from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable, Status
 
 #: Kinds of triggers whose guard is a policy condition (tried on evaluation passes or at
@@ -402,6 +402,31 @@ def _row_status(
     if guard is not None and guard.status == "always":
         return "always"
     return "live"
+
+
+def reachable_pairs(spec: EraSpec, rows: Iterable[Row]) -> frozenset[Pair]:
+    """The pairs some chain of rows that can fire (status not "dead") leads to from
+    `spec.initial`, every target of a `State/*` row counted.
+
+    The one definition `compile` (row statuses), `diagram` (grey boxes) and `check`
+    (coverage) share. Sound for "never": a dead row never fires, so a pair outside the
+    set is never entered under the policy; a pair inside may still never be entered in
+    practice (a live guard that no situation makes TRUE after the previous steps).
+    """
+    by_id = {row.id: row for row in rows}
+    seen = {spec.initial}
+    todo = [spec.initial]
+    while todo:
+        pair = todo.pop()
+        for t in spec.transitions_from(pair):
+            row = by_id.get(t.id)
+            if row is None or row.status == "dead":
+                continue
+            for target in t.targets:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+    return frozenset(seen)
 
 
 def _unreachable_are_dead(spec: EraSpec, rows: tuple[Row, ...]) -> tuple[Row, ...]:

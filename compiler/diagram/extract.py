@@ -28,7 +28,6 @@ from compiler.diagram.model import (
     EdgeStatus,
     Node,
 )
-from compiler.machine import reachable_pairs
 from compiler.spec.ir import EraSpec, Pair, Transition
 from compiler.table import Row, StateTable
 
@@ -284,8 +283,10 @@ def _trigger_guard(row: Row | None, index: int, spec_guard: str) -> str:
 
 
 def _reachable(spec: EraSpec, table: StateTable) -> frozenset[str]:
-    """Pair ids the table's rows can reach (`compiler.machine.reachable_pairs`: the same
+    """Pair ids the table's rows can reach (`compiler.policy.reachable_pairs`: the same
     set that makes the rows out of the other pairs "dead" in `compile`)."""
+    from compiler.policy import reachable_pairs  # loaded already: a table was compiled
+
     return frozenset(str(p) for p in reachable_pairs(spec, table.rows))
 
 

@@ -83,16 +83,19 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     add_allow_commands_argument(parser)
 
 
-def print_warnings(warnings: Iterable[str]) -> None:
+def print_warnings(warnings: Iterable[str], *, only_loud: bool = False) -> None:
     """A compiled table's warnings on stderr, one a line; the ones that say the manual
     reading misleads for this policy (`compiler.policy.MANUAL_READS_JOB`) in capitals,
-    first, so that nobody reading the manual's table mistakes it for the daemon's."""
+    first, so that nobody reading the manual's table mistakes it for the daemon's.
+    `only_loud`: those alone (run, watch and check, whose output is not the table)."""
     from compiler.policy import MANUAL_READS_JOB  # the join: only once a table exists
 
     items = list(warnings)
     loud = [w for w in items if w.startswith(MANUAL_READS_JOB)]
     for warning in loud:
         print(f"condor-policy: WARNING: {warning}", file=sys.stderr)
+    if only_loud:
+        return
     for warning in items:
         if warning not in loud:
             print(f"condor-policy: warning: {warning}", file=sys.stderr)

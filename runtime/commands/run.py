@@ -20,6 +20,7 @@ from runtime.commands._policy_args import (
     DEFAULT_SEMANTICS,
     add_policy_arguments,
     load_policy,
+    print_warnings,
 )
 
 NAME = "run"
@@ -50,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if trace.config:
         config = config.with_overrides(trace.config, source=f"{args.trace} config")
     table = compile_policy(config, era=choice.era, semantics=choice.semantics)
+    print_warnings(table.warnings, only_loud=True)
     log = EventLog(args.log) if args.log else None
     try:
         slot = replay(trace, table, until=args.until, listener=log)

@@ -6,6 +6,8 @@ For every shipped POLICY template and each era's default policy, in both semanti
   and the analysis reaches exactly the pairs the table's live rows reach;
 * the diagram greys exactly the pairs the table cannot reach, and draws each row's edge
   with the row's status;
+* a row (that can fire) is "always" exactly when the analysis proves its combined policy
+  guard never FALSE, UNDEFINED or ERROR in its pair (check's always-transition finding);
 * a row whose every trigger has a guard that simplifies to `false` is "dead"; a row whose
   combined policy guard simplifies to `true` is "always".
 The analysis decides reachability from its own proofs, not from the row statuses, so a
@@ -36,6 +38,9 @@ def _policies() -> list[str | None]:
     return [None, *(n for n in names if n.lower() not in _NEEDS_ARGUMENTS)]
 
 
+#: The policies whose "always" rows are compared with the analysis in the quick run.
+_ALWAYS_QUICK = (None, "Desktop", "UWCS_Desktop", "Always_Run_Jobs")
+
 CASES = [
     pytest.param(era, semantics, policy, id=f"{era}-{semantics}-{policy or 'default'}")
     for era in ERAS
@@ -52,8 +57,11 @@ def _table(era: str, semantics: str, policy: str | None) -> StateTable:
 @pytest.mark.parametrize(("era", "semantics", "policy"), CASES)
 def test_compile_diagram_and_check_agree(era: str, semantics: str, policy: str | None) -> None:
     table = _table(era, semantics, policy)
-    by_check = frozenset(reachable_pairs(Analysis(table)))
+    analysis = Analysis(table)
+    by_check = frozenset(reachable_pairs(analysis))
     _check_and_compile_agree(table, by_check)
+    if policy in _ALWAYS_QUICK:  # every template: the slow test below
+        _always_agrees(table, analysis)
     _diagram_draws_the_table(table, by_check)
     _literal_guards_decide_the_status(table)
 
@@ -64,6 +72,17 @@ def _check_and_compile_agree(table: StateTable, by_check: frozenset[tuple[str, s
     for row in table.rows:
         if row.source not in by_check:
             assert row.status == "dead", f"row {row.id} out of unreachable {row.source}"
+
+
+def _always_agrees(table: StateTable, analysis: Analysis) -> None:
+    """A combined policy guard is "always" exactly when the analysis proves it never
+    FALSE, UNDEFINED or ERROR in its pair (check's always-transition finding)."""
+    for row in table.rows:
+        if row.guard is None or row.status == "dead":
+            continue
+        proof = analysis.sat(row.guard.expr, analysis.assume(row.source), want=("F", "U", "E"))
+        assert (proof.verdict == "unsat") == (row.guard.status == "always"), row.id
+        assert (row.status == "always") == (row.guard.status == "always"), row.id
 
 
 def _diagram_draws_the_table(table: StateTable, by_check: frozenset[tuple[str, str]]) -> None:
@@ -107,6 +126,13 @@ def test_ospool_pilot_rows_8_and_10_are_always_under_the_manual() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(("era", "semantics", "policy"), CASES)
+def test_always_agrees_for_every_template(era: str, semantics: str, policy: str | None) -> None:
+    table = _table(era, semantics, policy)
+    _always_agrees(table, Analysis(table))
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("semantics", SEMANTICS)
 def test_agreement_on_the_real_world_configurations(semantics: str) -> None:
     """The same agreement on every real configuration HTCondor loads (../shared)."""
@@ -116,8 +142,9 @@ def test_agreement_on_the_real_world_configurations(semantics: str) -> None:
             table = compile_policy(load_config(path), "htcondor-current", semantics)
         except PolicyError:  # SOURCES.md: HTCondor refuses these as well
             continue
-        by_check = frozenset(reachable_pairs(Analysis(table)))
-        _check_and_compile_agree(table, by_check)
+        analysis = Analysis(table)
+        _check_and_compile_agree(table, frozenset(reachable_pairs(analysis)))
+        _always_agrees(table, analysis)
         _literal_guards_decide_the_status(table)
         checked += 1
     assert checked >= 25

@@ -85,10 +85,10 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
 
 def print_warnings(warnings: Iterable[str], *, only_loud: bool = False) -> None:
     """A compiled table's warnings on stderr, one a line; the ones that say the manual
-    reading misleads for this policy (`compiler.policy.MANUAL_READS_JOB`) in capitals,
+    reading misleads for this policy (`compiler.MANUAL_READS_JOB`) in capitals,
     first, so that nobody reading the manual's table mistakes it for the daemon's.
     `only_loud`: those alone (run, watch and check, whose output is not the table)."""
-    from compiler.policy import MANUAL_READS_JOB  # the join: only once a table exists
+    from compiler import MANUAL_READS_JOB  # the join: only once a table exists
 
     items = list(warnings)
     loud = [w for w in items if w.startswith(MANUAL_READS_JOB)]

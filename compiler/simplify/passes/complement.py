@@ -29,10 +29,12 @@ apart).
 from __future__ import annotations
 
 from bisect import bisect_right
+from functools import lru_cache
 
 from compiler.classad import ast as A
 from compiler.simplify.abstract import canon, deterministic, two_valued
 from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten
+from compiler.simplify.domains import Env
 
 #: `!(a OP b)` is `a OP' b` for every value of a and b (negation.py): the equality
 #: operators only (`!(NaN < 5)` is TRUE, `NaN >= 5` FALSE).
@@ -52,23 +54,43 @@ def _negations(q: A.Expr, ctx: Ctx) -> set[A.Expr]:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _parts(p: A.Expr, env: Env, op: str) -> frozenset[A.Expr] | None:
+    """The canonical operands of p as a `_DUAL[op]` chain (p alone when it is not one),
+    or None when p is not deterministic or one of them is not two-valued."""
+    parts = flatten(p, _DUAL[op])
+    if not deterministic(p) or not all(two_valued(q, env) for q in parts):
+        return None
+    return frozenset(canon(q, env) for q in parts)
+
+
 def complementary_operands(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     if not (isinstance(e, A.Binary) and e.op in ("&&", "||")):
         return None
     forced = FALSE if e.op == "&&" else TRUE
     items = flatten(e, e.op)
+    settled = ctx.new_from(e, items)
+    if settled:
+        # The settled left chain held no instance, so the last piece of one is a new
+        # operand: a quick look (cached per operand) before the full search.
+        wanted: set[A.Expr] = set()
+        for c in items[settled:]:
+            if deterministic(c):
+                wanted |= _negations(c, ctx)
+        if not any(
+            (parts := _parts(p, ctx.env, e.op)) is not None and not wanted.isdisjoint(parts)
+            for p in items[:-1]
+        ):
+            return None
     where: dict[A.Expr, list[int]] = {}  # canonical operand -> its indices, ascending
     for j, item in enumerate(items):
         if item != forced and deterministic(item):
             where.setdefault(canon(item, ctx.env), []).append(j)
     for i, p in enumerate(items[:-1]):
-        if not deterministic(p):
-            continue
-        parts = flatten(p, _DUAL[e.op])
-        if not all(two_valued(q, ctx.env) for q in parts):
+        if _parts(p, ctx.env, e.op) is None:
             continue
         last = i
-        for q in parts:
+        for q in flatten(p, _DUAL[e.op]):
             found = [
                 spots[k]
                 for form in _negations(q, ctx)

@@ -6,7 +6,7 @@ It never imports `runtime` and never prints or exits: it returns values or raise
 `compiler.errors.PolicyError` subclasses.
 
 This module is the package's face: `compile_policy`, `policy_differences`,
-`load_attributes`, and the types of what they return (`StateTable`, its `Row` and
+`load_attributes`, `MANUAL_READS_JOB` (how the manual semantics' loud warning begins), and the types of what they return (`StateTable`, its `Row` and
 `CompiledGuard`, the `Program` with its `Settings` and `Knob`s) plus `holds` (the
 startd's test of a guard's value). The runtime imports these from here, never from the
 modules that define them; the subpackages (`compiler.classad`, `compiler.config`,
@@ -17,11 +17,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compiler.attributes import load_attributes
-    from compiler.policy import RowDifference, compile_policy, policy_differences
+    from compiler.policy import (
+        MANUAL_READS_JOB,
+        RowDifference,
+        compile_policy,
+        policy_differences,
+    )
     from compiler.program import Knob, Program, Settings
     from compiler.table import CompiledGuard, Row, StateTable, holds
 
 __all__ = [
+    "MANUAL_READS_JOB",
     "CompiledGuard",
     "Knob",
     "Program",
@@ -40,6 +46,7 @@ _HOMES = {
     "compile_policy": "compiler.policy",
     "policy_differences": "compiler.policy",
     "RowDifference": "compiler.policy",
+    "MANUAL_READS_JOB": "compiler.policy",
     "StateTable": "compiler.table",
     "Row": "compiler.table",
     "CompiledGuard": "compiler.table",

@@ -34,6 +34,8 @@ Rules (each one mirrors what the startd does when it evaluates the knob):
   latches of STARTD_LATCH_EXPRS and the `slotN_`/`vmN_` cross-slot attributes. Any other
   unscoped name is taken to be a job attribute and replaced by UNDEFINED; names neither
   list documents are reported in `unknown_local` so the user can see the assumption.
+  `MY.x` for such a name is UNDEFINED too (the slot ad does not hold it, and `MY.` never
+  falls back to a job ad): reported in `absent_local`.
   `against == "job"` / `"preempting_job"`: names are left alone (unscoped names resolve
   in MY, then TARGET, at run time).
 """
@@ -84,6 +86,7 @@ class Expander:
     config: Config
     warnings: list[str] = field(default_factory=list)
     unknown_local: set[str] = field(default_factory=set)
+    absent_local: set[str] = field(default_factory=set)
     _values: dict[str, PolicyValue] = field(default_factory=dict)
     _bodies: dict[tuple[str, str], A.Expr] = field(default_factory=dict)
     _exports: dict[str, str] | None = None
@@ -174,12 +177,21 @@ class Expander:
                 return UNDEFINED_EXPR
             case A.AttrRef(name=name, scope=None) if against == "local":
                 return e if self._is_machine(name) else UNDEFINED_EXPR
+            case A.AttrRef(name=name, scope="MY") if against == "local":
+                if self._in_slot_ad(name):
+                    return e
+                self.absent_local.add(name)
+                return UNDEFINED_EXPR
             case _:
                 return map_children(e, self._child(against, stack, top))
 
     def _child(self, against: str, stack: tuple[str, ...], top: bool) -> Callable[[A.Expr], A.Expr]:
         # `top`: still in the spec guard's own text (variants apply), not in a knob's body.
         return lambda x: self._walk(x, against, stack, top=top)
+
+    def _in_slot_ad(self, name: str) -> bool:
+        key = name.lower()
+        return key in self._machine_names() or bool(_CROSS_SLOT.match(key))
 
     def _is_machine(self, name: str) -> bool:
         key = name.lower()

@@ -7,7 +7,10 @@ substituted, era defaults, `_VANILLA` variants, "locally" = job attributes UNDEF
 simplify soundly (`compiler.simplify`, with the startd's attribute domains, the
 predicates as defined booleans, the row's own State/Activity and the caller's `assume`),
 decide the status (`truth`: dead / always / live) and compile a predicate
-(`compiler.classad.compile_expr`). It never prints; problems are `PolicyError`s, and
+(`compiler.classad.compile_expr`). A row out of a pair that no chain of firing rows
+reaches from the era's initial pair is "dead" too (`reachable_pairs`,
+the set `diagram` and `check` use as well), so the three commands agree on what can
+happen. It never prints; problems are `PolicyError`s, and
 things worth telling (undefined fatal knobs, cycles, names assumed to be job attributes)
 are the table's `warnings`.
 
@@ -23,8 +26,8 @@ valid in the source pair; that is the only place the runtime evaluates it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
 from functools import cache
 
 from compiler.classad import (
@@ -43,6 +46,7 @@ from compiler.expand import Expander
 from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
+from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable, Status
 
 #: Kinds of triggers whose guard is a policy condition (tried on evaluation passes or at
@@ -97,8 +101,12 @@ def _compile_policy(
     expander = Expander(spec, config)
     fixed = dict(assume or {})
     domains = _domains(spec)  # one mapping for every guard (the simplifier memoises it)
-    rows = tuple(_row(spec, expander, t, fixed, domains) for t in spec.transitions)
+    rows = _unreachable_are_dead(
+        spec, tuple(_row(spec, expander, t, fixed, domains) for t in spec.transitions)
+    )
     warnings = _warnings(spec, config, expander)
+    if semantics == "manual":
+        warnings[:0] = _local_guards_reading_jobs(spec, config)
     program = build_program(spec, config, warnings)
     return StateTable(
         era=era,
@@ -133,8 +141,59 @@ def _warnings(spec: EraSpec, config: Config, expander: Expander) -> list[str]:
             f"evaluated locally, these names are taken to be job attributes (UNDEFINED): "
             f"{names}; list them in STARTD_ATTRS if the slot ad holds them"
         )
+    if expander.absent_local:
+        names = ", ".join(f"MY.{n}" for n in sorted(expander.absent_local, key=str.lower))
+        out.append(
+            f"evaluated locally, these references name attributes this configuration does "
+            f"not publish in the slot ad (UNDEFINED): {names}; list them in STARTD_ATTRS "
+            "if the slot ad holds them"
+        )
     out += [f"configuration: {w.format()}" for w in config.warnings]
     return out
+
+
+#: How the warning of `_local_guards_reading_jobs` begins (the CLI shows it loudly).
+MANUAL_READS_JOB = "manual semantics misleads here: "
+
+
+def _local_guards_reading_jobs(spec: EraSpec, config: Config) -> list[str]:
+    """One warning per guard the manual evaluates "locally" (machine ad alone) that reads
+    job attributes: read literally they are UNDEFINED there, which is rarely what the
+    policy's author meant (an OSPool START with `!isUndefined(TARGET.ProjectName)` makes
+    `START =?= false` hold in Claimed/Idle: every claim preempted at once), while the real
+    startd evaluates them against the claim's job (reference D3). The job attributes are
+    what the job expansion names and the local one no longer does (`compiler.expand`
+    replaced them by UNDEFINED). A fresh `Expander`, so the table's warnings stay as they
+    were."""
+    expander = Expander(spec, config)
+    where: dict[str, list[str]] = {}
+    names: dict[str, set[str]] = {}
+    for t in spec.transitions:
+        guards = [*(x.guard for x in t.triggers if x.against == "local")]
+        guards += [c.guard for c in t.activity_choice if c.against == "local"]
+        for text in dict.fromkeys(g for g in guards if g.strip()):
+            read = _refs(expander.guard(text, "job")) - _refs(expander.guard(text, "local"))
+            if read:
+                where.setdefault(text, []).append(f"{t.number} ({t.source})")
+                names.setdefault(text, set()).update(read)
+    return [
+        f"{MANUAL_READS_JOB}{text} is evaluated locally (the slot ad alone) in row"
+        f"{'s' if len(rows) > 1 else ''} {', '.join(rows)}, yet it reads job attributes "
+        f"({', '.join(sorted(names[text], key=str.lower))}): read literally they are "
+        "UNDEFINED there, while the real startd evaluates it against the claim's job; "
+        "the code semantics (`--semantics code`, the default of every command) shows "
+        "what the daemon does"
+        for text, rows in where.items()
+    ]
+
+
+def _refs(e: A.Expr) -> set[str]:
+    """Attribute references of `e`, as written (`TARGET.x`, `MY.x` or `x`)."""
+    return {
+        f"{x.scope}.{x.name}" if x.scope else x.name
+        for x in A.walk(e, same_scope=False)
+        if isinstance(x, A.AttrRef)
+    }
 
 
 # -- the program: knobs, runtime expressions, settings, published ad ----------------------
@@ -391,6 +450,45 @@ def _row_status(
     if guard is not None and guard.status == "always":
         return "always"
     return "live"
+
+
+def reachable_pairs(spec: EraSpec, rows: Iterable[Row]) -> frozenset[Pair]:
+    """The pairs some chain of rows that can fire (status not "dead") leads to from
+    `spec.initial`, every target of a `State/*` row counted.
+
+    The one definition `compile` (row statuses), `diagram` (grey boxes) and `check`
+    (coverage) share. Sound for "never": a dead row never fires, so a pair outside the
+    set is never entered under the policy; a pair inside may still never be entered in
+    practice (a live guard that no situation makes TRUE after the previous steps).
+    """
+    by_id = {row.id: row for row in rows}
+    seen = {spec.initial}
+    todo = [spec.initial]
+    while todo:
+        pair = todo.pop()
+        for t in spec.transitions_from(pair):
+            row = by_id.get(t.id)
+            if row is None or row.status == "dead":
+                continue
+            for target in t.targets:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+    return frozenset(seen)
+
+
+def _unreachable_are_dead(spec: EraSpec, rows: tuple[Row, ...]) -> tuple[Row, ...]:
+    """Rows out of a pair no chain of firing rows reaches from the initial pair get the
+    status "dead": under this policy they never fire, whatever their guards say (a
+    row's `policy_status` keeps its guard's own verdict). One pass is enough: such a row
+    cannot have made any pair reachable."""
+    reached = reachable_pairs(spec, rows)
+    return tuple(
+        row
+        if row.transition.source in reached or row.status == "dead"
+        else replace(row, status="dead")
+        for row in rows
+    )
 
 
 # -- manual vs code ---------------------------------------------------------------------

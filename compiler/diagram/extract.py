@@ -283,20 +283,11 @@ def _trigger_guard(row: Row | None, index: int, spec_guard: str) -> str:
 
 
 def _reachable(spec: EraSpec, table: StateTable) -> frozenset[str]:
-    """Pairs some chain of not-dead rows leads to from `spec.initial`. Sound because a
-    dead row can never fire; a live row may still never fire in practice."""
-    seen = {str(spec.initial)}
-    todo = [spec.initial]
-    while todo:
-        pair = todo.pop()
-        for t in spec.transitions_from(pair):
-            if table.row(t.id).status == "dead":
-                continue
-            for target in t.targets:
-                if str(target) not in seen:
-                    seen.add(str(target))
-                    todo.append(target)
-    return frozenset(seen)
+    """Pair ids the table's rows can reach (`compiler.policy.reachable_pairs`: the same
+    set that makes the rows out of the other pairs "dead" in `compile`)."""
+    from compiler.policy import reachable_pairs  # loaded already: a table was compiled
+
+    return frozenset(str(p) for p in reachable_pairs(spec, table.rows))
 
 
 def _selected_rows(

@@ -30,7 +30,8 @@ The encoding that makes each rewrite sound (three layers):
 
 Passes (compiler/simplify/passes/, one law per module, order in pipeline.RULES): assume,
 fold, conditional, comparison, negation, connectives, truth_context, intervals,
-redundancy, given (local, to a fixpoint); then minimise (global), then the local ones again.
+complement, redundancy, given (local, to a fixpoint); then minimise (global), then the
+local ones again.
 
 Cost (issue 11: a START that is an OR of 100 clauses compiles in well under a second):
 the sweep and each node's rule fixpoint are memoised, across calls too for subtrees that

@@ -23,6 +23,7 @@ from compiler.simplify.domains import Domain, Env
 from compiler.simplify.passes import (
     assume,
     comparison,
+    complement,
     conditional,
     connectives,
     fold,
@@ -41,6 +42,7 @@ RULES: Final[tuple[Rule, ...]] = (
     fold.fold_constants,
     conditional.known_condition,
     conditional.elvis_defined,
+    conditional.same_branches,
     comparison.constant_right,
     comparison.compare_with_boolean,
     comparison.decided_by_domain,
@@ -50,6 +52,7 @@ RULES: Final[tuple[Rule, ...]] = (
     connectives.chain_literals,
     truth_context.truth_only_operands,
     intervals.merge_neighbours,
+    complement.complementary_operands,
     redundancy.redundant_operands,
     given.simplify_given_earlier,
 )

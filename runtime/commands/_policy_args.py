@@ -14,12 +14,19 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from compiler.config import Config, all_templates, directory_files, find_template, load_config
 from compiler.errors import PolicyError, close_matches
 from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS
+
+#: The semantics every command uses unless told otherwise: what the era's startd does
+#: (DESIGN.md "Manual vs. real startd": admins ask what their daemon will do). The Python
+#: API (`compile_policy`) keeps its documented default, "manual".
+DEFAULT_SEMANTICS = "code"
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +75,29 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--semantics",
         choices=SEMANTICS,
-        default="manual",
-        help="follow the era's manual (default) or its real startd code",
+        default=DEFAULT_SEMANTICS,
+        help="code (default): what the era's real startd does; "
+        "manual: the era's manual read literally",
     )
     add_allow_commands_argument(parser)
+
+
+def print_warnings(warnings: Iterable[str], *, only_loud: bool = False) -> None:
+    """A compiled table's warnings on stderr, one a line; the ones that say the manual
+    reading misleads for this policy (`compiler.MANUAL_READS_JOB`) in capitals,
+    first, so that nobody reading the manual's table mistakes it for the daemon's.
+    `only_loud`: those alone (run, watch and check, whose output is not the table)."""
+    from compiler import MANUAL_READS_JOB  # the join: only once a table exists
+
+    items = list(warnings)
+    loud = [w for w in items if w.startswith(MANUAL_READS_JOB)]
+    for warning in loud:
+        print(f"condor-policy: WARNING: {warning}", file=sys.stderr)
+    if only_loud:
+        return
+    for warning in items:
+        if warning not in loud:
+            print(f"condor-policy: warning: {warning}", file=sys.stderr)
 
 
 def config_path(args: argparse.Namespace) -> Path | None:

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from compiler.errors import PolicyError
-from runtime.commands._policy_args import add_policy_arguments, load_policy
+from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
 
 NAME = "check"
 HELP = "Static analysis and property-based conformance testing of a compiled policy."
@@ -83,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    print_warnings(report.table.warnings, only_loud=True)
     if args.counterexamples:
         folder = Path(args.counterexamples)
         folder.mkdir(parents=True, exist_ok=True)

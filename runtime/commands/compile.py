@@ -37,7 +37,7 @@ from compiler.classad import UNDEFINED, ClassAdSyntaxError, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError, close_matches
 from compiler.simplify import STARTD_DOMAINS
-from runtime.commands._policy_args import add_policy_arguments, load_policy
+from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
 
 NAME = "compile"
 HELP = "Compile a policy into the era's state table (simplified guards, dead/always rows)."
@@ -128,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
         table = compile_policy(
             choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
         )
-    for warning in table.warnings:
-        print(f"condor-policy: warning: {warning}", file=sys.stderr)
+    print_warnings(table.warnings)
     _print_table(table, args.format)
     return 0
 

@@ -26,9 +26,11 @@ from compiler.errors import PolicyError
 from compiler.textio import read_text
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
+    DEFAULT_SEMANTICS,
     PolicyChoice,
     add_policy_arguments,
     load_policy,
+    print_warnings,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         args.era = args.era or trace_file.era
         args.semantics = args.semantics or trace_file.semantics
     args.era = args.era or DEFAULT_ERA
-    args.semantics = args.semantics or "manual"
+    args.semantics = args.semantics or DEFAULT_SEMANTICS
     choice = load_policy(args)
     spec = load_spec(choice.era, choice.semantics)
     assume = dict(parse_assumption(text) for text in args.assume)
@@ -124,6 +126,8 @@ def run(args: argparse.Namespace) -> int:
         table = None if args.no_policy else _compile(choice, assume)
         steps = read_steps(args.highlight) if args.highlight else None
         source = args.highlight
+    if table is not None:
+        print_warnings(table.warnings)
     try:
         diagram = extract(
             spec,

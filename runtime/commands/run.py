@@ -18,7 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 
-from runtime.commands._policy_args import DEFAULT_ERA, add_policy_arguments, load_policy
+from runtime.commands._policy_args import (
+    DEFAULT_ERA,
+    DEFAULT_SEMANTICS,
+    add_policy_arguments,
+    load_policy,
+    print_warnings,
+)
 
 NAME = "run"
 HELP = "Replay a scripted trace (fake sensors, simulated clock) through the compiled policy."
@@ -43,12 +49,13 @@ def run(args: argparse.Namespace) -> int:
 
     trace = read_trace(args.trace)
     args.era = args.era or trace.era or DEFAULT_ERA
-    args.semantics = args.semantics or trace.semantics or "manual"
+    args.semantics = args.semantics or trace.semantics or DEFAULT_SEMANTICS
     choice = load_policy(args)
     config = choice.config
     if trace.config:
         config = config.with_overrides(trace.config, source=f"{args.trace} config")
     table = compile_policy(config, era=choice.era, semantics=choice.semantics)
+    print_warnings(table.warnings, only_loud=True)
     log = EventLog(args.log) if args.log else None
     try:
         slot = replay(trace, table, until=args.until, listener=log)

@@ -31,7 +31,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from compiler.errors import PolicyError
-from runtime.commands._policy_args import add_policy_arguments, load_policy
+from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
 
 if TYPE_CHECKING:
     from runtime.jobs import JobProcess
@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
 
     choice = load_policy(args)
     table = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
+    print_warnings(table.warnings, only_loud=True)
     log = EventLog(args.log) if args.log else None
     plain = args.plain or not sys.stdout.isatty()
 

@@ -33,7 +33,9 @@ def test_default_rich_table(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_json_csv_markdown(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(["--format", "json", "--era", "condor-6.4"], capsys)
+    # The manual's table of 6.4: its 20 rows (the code semantics adds the code-only ones).
+    argv = ["--format", "json", "--era", "condor-6.4", "--semantics", "manual"]
+    code, out, _ = _run(argv, capsys)
     data = json.loads(out)
     assert code == 0 and data["era"] == "condor-6.4" and len(data["rows"]) == 20
     code, out, _ = _run(["--format", "csv"], capsys)
@@ -47,7 +49,7 @@ def test_condor_config_is_honoured(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CONDOR_CONFIG", str(FIXTURES / "cur-time-of-day.config"))
-    code, out, _ = _run(["--format", "json"], capsys)
+    code, out, _ = _run(["--format", "json", "--semantics", "manual"], capsys)
     data = json.loads(out)
     assert code == 0 and "ClockMin" in data["rows"][7]["simplified"]
 
@@ -106,6 +108,38 @@ def test_differences(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_warnings_go_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run([str(FIXTURES / "cur-suspension.config"), "--format", "json"], capsys)
+    # Manual reading: SUSPEND is evaluated locally, so IsSuspendableJob (a job
+    # attribute the slot ad does not hold) is UNDEFINED there, with a warning.
+    argv = [str(FIXTURES / "cur-suspension.config"), "--format", "json", "--semantics", "manual"]
+    code, out, err = _run(argv, capsys)
     assert code == 0 and "IsSuspendableJob" in err and "warning" in err
     json.loads(out)
+
+
+def test_code_semantics_is_the_default(capsys: pytest.CaptureFixture[str]) -> None:
+    """Admins ask what their startd does (DESIGN.md): no --semantics means the code."""
+    _, out, _ = _run(["--format", "json"], capsys)
+    assert json.loads(out)["semantics"] == "code"
+    _, out, _ = _run(["--format", "json", "--semantics", "manual"], capsys)
+    assert json.loads(out)["semantics"] == "manual"
+
+
+def test_manual_warns_loudly_when_a_local_guard_reads_the_job(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The OSPool pattern: read literally, START is evaluated locally in Matched/Idle (8)
+    and Claimed/Idle (10), where TARGET.ProjectName is UNDEFINED (seed 002)."""
+    config = tmp_path / "pilot.config"
+    config.write_text("START = !isUndefined(TARGET.ProjectName) && KeyboardIdle > 60\n")
+    code, _, err = _run([str(config), "--format", "csv", "--semantics", "manual"], capsys)
+    loud = [line for line in err.splitlines() if "WARNING" in line]
+    assert code == 0 and len(loud) == 1, err
+    assert "TARGET.ProjectName" in loud[0] and "KeyboardIdle" not in loud[0]
+    assert "8 (Matched/Idle)" in loud[0] and "10 (Claimed/Idle)" in loud[0]
+    assert "--semantics code" in loud[0]
+    code, _, err = _run([str(config), "--format", "csv"], capsys)
+    assert code == 0 and "WARNING" not in err
+    # a START that reads only the slot ad: nothing to warn about
+    config.write_text("START = KeyboardIdle > 60\n")
+    code, _, err = _run([str(config), "--format", "csv", "--semantics", "manual"], capsys)
+    assert code == 0 and "WARNING" not in err

@@ -78,6 +78,23 @@ def test_local_evaluation_makes_job_attributes_undefined() -> None:
     assert claim is not None and "TARGET.ImageSize" in claim.expanded
 
 
+def test_local_evaluation_my_attribute_the_slot_ad_lacks_is_undefined() -> None:
+    """`MY.x` never falls back to the job: locally, a name the slot ad does not hold under
+    this configuration is UNDEFINED (with a warning naming it), one it holds stays."""
+    text = "IS_OWNER = (START =?= False)\nSTART = MY.Validated && MY.KeyboardIdle > 100\n"
+    table = _table(text)
+    row2 = table.row(2)  # IS_OWNER, evaluated locally
+    assert "Validated" not in row2.guard_text and "MY.KeyboardIdle" in row2.guard_text
+    assert any("MY.Validated" in w and "STARTD_ATTRS" in w for w in table.warnings)
+    claim = table.row(5).triggers[0]  # against the job: left to the run-time ads
+    assert claim is not None and "MY.Validated" in claim.expanded
+    exported = _table(text + "STARTD_ATTRS = Validated\nValidated = True\n")
+    assert "Validated" not in " ".join(exported.warnings)
+    guard = exported.row(2).guard
+    assert guard is not None and "Validated" not in guard.simplified
+    assert guard.test({"KeyboardIdle": 5}) and not guard.test({"KeyboardIdle": 500})
+
+
 def test_exported_names_are_machine_attributes_with_their_value() -> None:
     text = "STARTD_ATTRS = IsDesktop\nIsDesktop = True\nIS_OWNER = (START =?= False)\n"
     text += "START = IsDesktop =!= True || KeyboardIdle > 900\n"

@@ -93,10 +93,12 @@ def test_statuses_and_guards(path: Path) -> None:
     let = golden.get("let") or {}
     listed = {str(k): v for k, v in (golden.get("rows") or {}).items()}
     dead_by_events = set(golden.get("dead") or ())
+    unreachable = set(golden.get("unreachable") or ())
     for row in table.rows:
         if row.id not in listed:
             assert row.guard is None, f"row {row.id} has a policy guard but no golden entry"
-            want = "dead" if row.id in dead_by_events else "live"
+            out_of_reach = f"{row.source[0]}/{row.source[1]}" in unreachable
+            want = "dead" if row.id in dead_by_events or out_of_reach else "live"
             assert row.status == want, f"row {row.id}: {row.status}"
             continue
         status, *hands = listed.pop(row.id)

@@ -158,7 +158,8 @@ def test_cli_trace_is_replayed_and_its_path_highlighted(tmp_path: Path) -> None:
     trace = tmp_path / "story.yaml"
     trace.write_text(TRACE)
     out = tmp_path / "story.dot"
-    assert main(["diagram", "--trace", str(trace), "-o", str(out)]) == 0
+    argv = ["diagram", "--trace", str(trace), "--semantics", "manual", "-o", str(out)]
+    assert main(argv) == 0
     graph = parse(out.read_text())
     path = {"1": 1, "3": 2, "4": 3, "6": 4, "9": 5, "11": 6, "14": 7, "15": 8, "12": 9}
     for number, step in path.items():

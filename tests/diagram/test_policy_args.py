@@ -21,7 +21,9 @@ def _args(*argv: str) -> argparse.Namespace:
 def test_no_config_no_condor_config_is_the_era_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CONDOR_CONFIG", raising=False)
     choice = load_policy(_args("--era", "condor-6.8"))
-    assert choice.era == "condor-6.8" and choice.semantics == "manual"
+    # the real startd's behaviour unless --semantics manual (DESIGN.md)
+    assert choice.era == "condor-6.8" and choice.semantics == "code"
+    assert load_policy(_args("--semantics", "manual")).semantics == "manual"
     assert choice.description == "condor-6.8 default policy"
     assert choice.config.get("START") is not None
 

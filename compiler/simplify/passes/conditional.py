@@ -5,6 +5,9 @@ Laws (classad-semantics.md section 7; `ifThenElse(c, a, b)` behaves exactly like
   UNDEFINED; ERROR or a string -> ERROR. Always sound (the other branch is never evaluated).
 * `c ? TRUE : FALSE` -> `c` when c is boolean-valued (its value is its truth value),
   else `!!c`; `c ? FALSE : TRUE` -> `!c` always (`!` maps values exactly like `?:`).
+* `c ? X : X` -> `X` (both branches written the same) when c is two-valued (its truth
+  value always TRUE or FALSE); an UNDEFINED or ERROR c would make the conditional
+  UNDEFINED or ERROR instead (`same_branches`).
 * `a ?: b` -> `a` when a can never be UNDEFINED (literal or by its domain); `undefined ?: b`
   -> `b`.
 """
@@ -12,7 +15,13 @@ Laws (classad-semantics.md section 7; `ifThenElse(c, a, b)` behaves exactly like
 from __future__ import annotations
 
 from compiler.classad import ast as A
-from compiler.simplify.abstract import abstract, boolean_valued, is_literal, literal_value
+from compiler.simplify.abstract import (
+    abstract,
+    boolean_valued,
+    is_literal,
+    literal_value,
+    two_valued,
+)
 from compiler.simplify.context import FALSE, TRUE, Ctx
 from compiler.simplify.threevl import tv_of_value
 
@@ -48,3 +57,16 @@ def elvis_defined(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     if "U" not in abstract(e.left, ctx.env).tags:
         return e.left
     return None
+
+
+def same_branches(e: A.Expr, ctx: Ctx) -> A.Expr | None:
+    """`c ? X : X` -> X (and `ifThenElse(c, X, X)`) when c is two-valued: whichever branch
+    is chosen the value is X's. Not otherwise: an UNDEFINED c makes the conditional
+    UNDEFINED and an ERROR (or string) c makes it ERROR, whatever X is."""
+    parts = _parts(e)
+    if parts is None:
+        return None
+    c, then, otherwise = parts
+    if then != otherwise or not two_valued(c, ctx.env):
+        return None
+    return then

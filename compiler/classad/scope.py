@@ -126,9 +126,10 @@ class PlainAttrs(Mapping[str, Raw]):
     The name index is checked at most once per evaluation (`top_scopes` clears `_names`
     for the next one): it is used again while the dict holds exactly the same keys in the
     same order (the tuple of its keys compared with the last one, item by item, by
-    identity first: a third of the cost of comparing key sets), else made again. Values are always read from the dict,
-    so a dict that changes between evaluations is read as it is now. For several
-    spellings of one name the last one wins (as classad2 inserts them).
+    identity first: a third of the cost of comparing key sets), else made again. Values
+    are always read from the dict, so a dict that changes between evaluations is read as
+    it is now. For several spellings of one name the last one wins (as classad2 inserts
+    them).
     """
 
     __slots__ = ("_index", "_keys", "_names", "ad")

@@ -18,7 +18,7 @@ from __future__ import annotations
 from compiler.classad import ast as A
 from compiler.simplify.abstract import CMP_OPS, boolean_valued, is_literal
 from compiler.simplify.context import FALSE, TRUE, Ctx
-from compiler.simplify.regions import SWAP, equivalent
+from compiler.simplify.regions import SWAP, possible_truths
 
 
 def constant_right(e: A.Expr, ctx: Ctx) -> A.Expr | None:
@@ -41,7 +41,13 @@ def decided_by_domain(e: A.Expr, ctx: Ctx) -> A.Expr | None:
         return None
     if not is_literal(e.right):
         return None
-    for value in (TRUE, FALSE, A.UndefinedLit(), A.ErrorLit()):
-        if equivalent(e, value, ctx.env):
-            return value
-    return None
+    # A comparison's value is always TRUE, FALSE, UNDEFINED or ERROR, one per truth
+    # value: one enumeration of its truth values decides it (four `equivalent` proofs
+    # against each literal did the same work four times).
+    found = possible_truths(e, ctx.env)
+    if found is None or len(found) != 1:
+        return None
+    return _LITERAL_OF_TRUTH[next(iter(found))]
+
+
+_LITERAL_OF_TRUTH = {"T": TRUE, "F": FALSE, "U": A.UndefinedLit(), "E": A.ErrorLit()}

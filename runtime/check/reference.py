@@ -25,10 +25,11 @@ the timers due before t fire, ones due at t after the step (and after the last s
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import holds
@@ -249,6 +250,19 @@ class ReferenceSlot:
         )
         for name in self.machine:
             self.set_at[name] = 0
+
+    def clone(self) -> ReferenceSlot:
+        """An independent copy, so that a planner can try several next steps from one
+        configuration without replaying the trace that led there (runtime.check.plan)."""
+        new = copy.copy(self)
+        new.machine, new.job = dict(self.machine), dict(self.job)
+        new.fired, new.outcomes = list(self.fired), set(self.outcomes)
+        new.timers, new.set_at = dict(self.timers), dict(self.set_at)
+        new.timer_values = dict(self.timer_values)
+        new.claim_job = None if self.claim_job is None else dict(self.claim_job)
+        new.preempting_job = None if self.preempting_job is None else dict(self.preempting_job)
+        new._latch = replace(self._latch)
+        return new
 
     def start(self) -> None:
         """The startd starting up in the initial pair: its immediate steps, else an

@@ -1,0 +1,799 @@
+"""Model-based trace planning: event sequences and sensor values that drive the slot into
+every reachable pair and make every live guard TRUE and not TRUE there.
+
+Stage: check, before the hypothesis search (runtime.check.search runs the planned traces
+first, then lets hypothesis vary and shrink around them). Random traces rarely reach
+suspension, unretirement or a preempting claim (issue 12); a model-based tester covers a
+model by planning paths through it, the way XState's path generation or a rule-based
+state machine does. Here the model is the compiled table and the planner explores it by
+*running* the reference interpreter (runtime.check.reference), so every predicate
+(InRetirement, RetirementExpired, HasPreemptingClaim, ...) means exactly what the check
+later tests, and no planning rule of its own can drift from the spec.
+
+How. A node is a configuration of a reference slot reached by a trace prefix. From a
+node the planner tries *moves*, each a step or two of a trace file:
+* an event the pair reacts to (a trigger named by a row leaving the pair, an effect on
+  the pair, or an effect in every pair), with each `how` the era knows; a claim carries
+  a job ad;
+* an evaluation pass (`tick`), after setting the sensors to a witness assignment from
+  the region oracle (compiler.analysis: `Analysis.firing` for "this trigger fires",
+  its negation for "reached and not TRUE"), solved with the pair's State, Activity and
+  the slot's current predicates fixed; time-stamp attributes in a witness
+  (`time() - EnteredCurrentActivity > 600`) become the wait before the tick;
+* the expiry of the next timer.
+Witnesses also supply the sensors set before an event whose guard needs them and the
+job ads offered with a claim (merged over the default job). Nodes are explored
+breadth-first (shortest traces first) and kept when they reach a new abstract
+configuration (pair, predicates, claim job, CpuBusy latch) or cover a new goal; the
+search stops when every goal is covered or after `budget` moves. The planned traces are
+a greedy set cover of the nodes that covered something.
+
+A goal the plan does not cover keeps a reason (`Plans.reasons`): either its pair was
+never reached, or it was and the oracle shows why no situation there lets the guard
+have that value, or the witnesses could not be realised by sensors, time and events (a
+gap of the planner, reported as such).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from compiler import StateTable
+from compiler.analysis import Analysis, reachable_pairs
+from compiler.analysis.context import conj, fails
+from compiler.analysis.sat import attribute_refs
+from compiler.classad import ast as A
+from compiler.errors import PolicyError
+from compiler.table import Row
+from runtime.check.reference import PolicyExprs, ReferenceSlot
+from runtime.trace import EPOCH, Step, Trace
+
+#: Moves the planner may try before it gives up on the goals left (deterministic).
+BUDGET = 4000
+#: Expansions of one pair after which the goals left there stop attracting the search.
+PATIENCE = 6
+#: Moves without a new goal after which the planner stops (the goals left get reasons).
+STALL = 600
+#: Job ads offered with a claim, at most (the default job first).
+MAX_JOBS = 6
+#: Waits (seconds) longer than this are not planned (e.g. MaxJobRetirementTime = 2^31-1).
+LONGEST_WAIT = 10**6
+
+Outcome = Literal["", "T", "notT"]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Goal:
+    """Fire row `row` (kind "fire"), or see policy trigger `trigger` of row `row`
+    evaluated with the given outcome (kind "guard": "T" or "notT")."""
+
+    kind: Literal["fire", "guard"]
+    row: str
+    trigger: int = -1
+    outcome: Outcome = ""
+
+    def describe(self) -> str:
+        if self.kind == "fire":
+            return f"fire {self.row}"
+        value = "TRUE" if self.outcome == "T" else "not TRUE"
+        return f"guard {self.row}#{self.trigger} {value}"
+
+
+@dataclass(frozen=True)
+class Plans:
+    """The planned traces, the goals, those the reference covered on them, and a reason
+    for each goal left."""
+
+    traces: tuple[Trace, ...]
+    goals: tuple[Goal, ...]
+    covered: frozenset[Goal]
+    reasons: Mapping[Goal, str]
+    moves: int
+
+
+def goals(table: StateTable, reachable: frozenset[tuple[str, str]] | None = None) -> list[Goal]:
+    """Every live row from a reachable pair must fire; every policy guard of such a row
+    whose compiled status allows it must be seen TRUE and not TRUE."""
+    if reachable is None:
+        reachable = frozenset(reachable_pairs(Analysis(table)))
+    out: list[Goal] = []
+    for row in table.rows:
+        if row.status == "dead" or row.source not in reachable:
+            continue
+        out.append(Goal("fire", row.id))
+        for index, (trig, compiled) in enumerate(
+            zip(row.transition.triggers, row.triggers, strict=True)
+        ):
+            if trig.kind != "policy" or not trig.guard.strip() or compiled is None:
+                continue
+            if compiled.status != "dead":
+                out.append(Goal("guard", row.id, index, "T"))
+            if compiled.status != "always":
+                out.append(Goal("guard", row.id, index, "notT"))
+    return out
+
+
+@dataclass(frozen=True)
+class _Header:
+    """How a planned trace starts: initial machine ad, default job, slot kind."""
+
+    machine: tuple[tuple[str, Any], ...]
+    job: tuple[tuple[str, Any], ...]
+    slot: str
+
+
+@dataclass
+class _Node:
+    """A reference slot after `steps` of a trace starting with `headers[header]`."""
+
+    slot: ReferenceSlot
+    steps: tuple[Step, ...]
+    header: int
+    covered: frozenset[Goal]
+    predicates: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Move:
+    """Steps to append; `jobs` (against -> job attributes) first rewrites the jobs the
+    prefix's claims carry, which replays the prefix (the job is fixed at claim time)."""
+
+    steps: tuple[Step, ...]
+    jobs: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """A witness split into what a trace can do about it."""
+
+    values: tuple[tuple[str, Any], ...]  # sensors to set
+    job: tuple[tuple[str, Any], ...]  # TARGET attributes
+    wait: float  # seconds its time stamps ask for
+
+
+class _Planner:
+    def __init__(
+        self,
+        table: StateTable,
+        policy: PolicyExprs,
+        timer_values: Mapping[str, int],
+        machine: Mapping[str, Any],
+        idle: Mapping[str, Any],
+        job: Mapping[str, Any],
+    ) -> None:
+        self.table, self.policy, self.spec = table, policy, table.spec
+        self.timer_values = dict(timer_values)
+        self.machine, self.idle, self.job = dict(machine), dict(idle), dict(job)
+        self.an = Analysis(table)
+        self.predicate_names = frozenset(p.name for p in self.spec.predicates)
+        self._witnesses: dict[Any, dict[str, Any] | None] = {}
+        self._names: dict[A.Expr, frozenset[str]] = {}
+        self.hows = {e.name: e.how for e in self.spec.events}
+        self.rows_from: dict[tuple[str, str], list[Row]] = {}
+        self.immediate: dict[tuple[str, str], list[A.Expr]] = {}
+        for row in table.rows:
+            if row.status == "dead":
+                continue
+            self.rows_from.setdefault(row.source, []).append(row)
+            for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
+                if trig.kind == "immediate" and compiled is not None:
+                    self.immediate.setdefault(row.source, []).append(compiled.expr)
+        self.claim_events = self._claim_events()
+        self.headers = self._headers()
+        self.jobs = self._jobs()
+        self.waits = self._waits()
+
+    # -- fixed inputs -----------------------------------------------------------------------
+    def _claim_events(self) -> dict[str, str]:
+        """Event -> the ad its job payload becomes: "job" for an event tested against a
+        job before the slot holds a claim (the request carries it: claim),
+        "preempting_job" for one that registers a preempting claim. From the spec."""
+        out: dict[str, str] = {}
+        for row in self.table.rows:
+            begins = any(a.name == "begin_claim" for a in self.spec.state(row.source[0]).on_enter)
+            for trig in row.transition.triggers:
+                actions = (*trig.actions, *row.transition.actions)
+                if any(a.name == "register_preempting_claim" for a in actions):
+                    out[trig.name] = "preempting_job"
+                elif trig.kind == "protocol" and trig.against == "job" and not begins:
+                    enters = self.spec.state(row.target[0]).on_enter
+                    if any(a.name == "begin_claim" for a in enters):
+                        out.setdefault(trig.name, "job")
+        for effect in self.spec.event_effects:
+            if any(a.name == "register_preempting_claim" for a in effect.actions):
+                out[effect.event] = "preempting_job"
+        return out
+
+    def _headers(self) -> list[_Header]:
+        """Static slot from a busy and from an idle desktop; a dynamic slot too when a
+        live guard reads DynamicSlot."""
+        job = tuple(sorted(self.job.items()))
+        kinds = ["static"]
+        if any(
+            "dynamicslot" in {r.key for r in attribute_refs(g.expr)}
+            for row in self.table.rows
+            if row.status != "dead"
+            for g in row.triggers
+            if g is not None
+        ):
+            kinds.append("dynamic")
+        return [
+            _Header(tuple(sorted(machine.items())), job, kind)
+            for kind in kinds
+            for machine in (self.machine, {**self.machine, **self.idle})
+        ]
+
+    def _jobs(self) -> list[dict[str, Any]]:
+        """Jobs every claim is tried with: the default one, and when the policy's
+        retirement limit is not 0 for it, one whose own limit is 0 (the spec's
+        RetirementRule.job_limit), so that RetirementExpired can happen."""
+        base = dict(self.job)
+        probe = self.start(self.headers[0])
+        limit = probe._number(self.spec.helpers.retirement.limit, base)
+        if limit is None or limit == 0:
+            return [base]
+        return [base, {**base, self.spec.helpers.retirement.job_limit: 0}]
+
+    def _waits(self) -> list[float]:
+        """Waits worth trying with the sensors as they are: one second, and just past
+        every number a policy knob is set to (CLAIM_WORKLIFE = 1200, ...)."""
+        found: set[float] = {1.0}
+        for expr in self.policy.exprs.values():
+            if isinstance(expr, A.Integer | A.Real) and 0 < expr.value <= LONGEST_WAIT:
+                found.add(float(expr.value) + 1)
+        return sorted(found)
+
+    def start(self, header: _Header) -> ReferenceSlot:
+        slot = ReferenceSlot(
+            self.spec, self.policy, dict(header.machine), dict(header.job), True,
+            dynamic=header.slot == "dynamic", keepalive=True,
+            timer_values=dict(self.timer_values),
+        )  # fmt: skip
+        slot.start()
+        return slot
+
+    def replay(self, header: _Header, steps: Sequence[Step]) -> ReferenceSlot:
+        slot = self.start(header)
+        for index, step in enumerate(steps):
+            slot.step(step, index)
+        return slot
+
+    # -- witnesses ----------------------------------------------------------------------------
+    def relevant(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any]:
+        """`assume` cut down to the names `expr` reads (more cache hits, same answer)."""
+        names = self._names.get(expr)
+        if names is None:
+            names = frozenset(r.key for r in attribute_refs(expr))
+            self._names[expr] = names
+        return {k: v for k, v in assume.items() if k.lower() in names}
+
+    def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The region oracle's assignment (TARGET attributes as "TARGET.name") making
+        `expr` TRUE with `assume` fixed, or None."""
+        fixed = self.relevant(expr, assume)
+        key = (expr, tuple(sorted(fixed.items())))
+        if key not in self._witnesses:
+            found = self.an.sat(expr, fixed)
+            out: dict[str, Any] | None = None
+            if found.witness is not None:
+                out = _plain(dict(found.witness.my))
+                target = _plain(dict(found.witness.target))
+                out.update({f"TARGET.{k}": v for k, v in target.items()})
+            self._witnesses[key] = out
+        return self._witnesses[key]
+
+    def context(self, node: _Node, pair: tuple[str, str] | None = None) -> dict[str, Any]:
+        state, activity = pair or (node.slot.state, node.slot.activity)
+        return {"State": state, "Activity": activity, **node.predicates}
+
+    def setting(
+        self, slot: ReferenceSlot, found: Mapping[str, Any], ad: Mapping[str, Any]
+    ) -> _Setting:
+        values: dict[str, Any] = {}
+        job: dict[str, Any] = {}
+        wait = 0.0
+        spelling = {k.lower(): k for k in ad}
+        for written, value in found.items():
+            if written.startswith("TARGET."):
+                job[written[7:]] = value
+                continue
+            name = spelling.get(written.lower(), written)
+            if name in slot.machine or name not in ad:
+                if name not in self.predicate_names:
+                    values[name] = value
+            elif _stamp(value) and _stamp(ad[name]):
+                # the oracle's clock reads EPOCH: it wants the stamp EPOCH - value old
+                wait = max(wait, (EPOCH - value) - (EPOCH + slot.t - ad[name]))
+        return _Setting(
+            tuple(sorted(values.items())), tuple(sorted(job.items())), min(wait, LONGEST_WAIT)
+        )
+
+    # -- moves ----------------------------------------------------------------------------
+    def moves(self, node: _Node) -> Iterator[_Move]:
+        """Every move worth trying from `node` (module docstring), events first."""
+        slot = node.slot
+        pair = (slot.state, slot.activity)
+        ad = slot.ad()
+        rows = self.rows_from.get(pair, [])
+        seen: set[Any] = set()
+        for move in (*self._event_moves(node, rows, ad), *self._tick_moves(node, pair, ad)):
+            key = (tuple(_step_key(s) for s in move.steps), move.jobs)
+            if key not in seen:
+                seen.add(key)
+                yield move
+        if slot.timers:
+            due = min(slot.timers.values())
+            yield _Move((Step(max(due, slot.t) + 1, "set", values={}),))
+
+    def _event_moves(self, node: _Node, rows: Sequence[Row], ad: Mapping[str, Any]) -> list[_Move]:
+        slot = node.slot
+        pair = (slot.state, slot.activity)
+        guards: dict[tuple[str, str | None], list[tuple[A.Expr, str]]] = {}
+        entering: dict[tuple[str, str | None], list[Row]] = {}
+
+        def hows(name: str, only: Sequence[str]) -> tuple[str | None, ...]:
+            return tuple(only) or self.hows.get(name, ()) or (None,)
+
+        for row in rows:
+            for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
+                if trig.kind in ("protocol", "command"):
+                    for how in hows(trig.name, trig.how):
+                        found = guards.setdefault((trig.name, how), [])
+                        entering.setdefault((trig.name, how), []).append(row)
+                        if compiled is not None:
+                            found.append((compiled.expr, trig.against))
+        for effect in self.spec.event_effects:
+            if pair in [(p.state, p.activity) for p in effect.sources]:
+                for how in hows(effect.event, effect.how):
+                    guards.setdefault((effect.event, how), [])
+        for event in self.spec.events:
+            if event.effects:
+                for how in hows(event.name, ()):
+                    guards.setdefault((event.name, how), [])
+        context = self.context(node)
+        out: list[_Move] = []
+        t = slot.t + 1
+        for (name, how), exprs in sorted(guards.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+            claim = self.claim_events.get(name)
+            found_all: list[tuple[dict[str, Any], str]] = [({}, "local")]
+            for expr, against in exprs:
+                for want in (expr, fails(expr)):
+                    found = self.witness(want, context)
+                    if found is not None:
+                        found_all.append((found, against))
+            found_all += [(f, "local") for f in self._entry(node, entering.get((name, how), ()))]
+            for found, against in found_all:
+                setting = self.setting(slot, found, ad)
+                sets = [Step(t, "set", values=dict(setting.values))] if setting.values else []
+                if claim is not None:
+                    jobs = [{**self.job, **dict(setting.job)}] if setting.job else self.jobs
+                    for job in jobs:
+                        out.append(_Move((*sets, Step(t, "event", name, how, job=job))))
+                    continue
+                retarget = self._retarget(node, setting, against)
+                out.append(_Move((*sets, Step(t, "event", name, how)), retarget))
+        return out
+
+    def _retarget(
+        self, node: _Node, setting: _Setting, against: str
+    ) -> tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]:
+        """The job rewrite a witness needs (empty when the current job already fits or
+        no claim of the prefix can carry it)."""
+        if not setting.job or against not in ("job", "preempting_job"):
+            return ()
+        current = node.slot.claim_job if against == "job" else node.slot.preempting_job
+        if current is not None and all(current.get(k) == v for k, v in setting.job):
+            return ()
+        if not any(self.claim_events.get(s.event or "") == against for s in node.steps):
+            return ()
+        return ((against, setting.job),)
+
+    def _entry(self, node: _Node, rows: Sequence[Row]) -> list[dict[str, Any]]:
+        """Sensors under which an immediate trigger of a pair these rows enter holds,
+        and under which it fails."""
+        out: list[dict[str, Any]] = []
+        for row in rows:
+            for target in row.transition.targets:
+                goal = (target.state, target.activity)
+                context = self.context(node, goal)
+                for expr in self.immediate.get(goal, ()):
+                    for want in (expr, fails(expr)):
+                        found = self.witness(want, context)
+                        if found is not None and found not in out:
+                            out.append(found)
+        return out
+
+    def _tick_moves(self, node: _Node, pair: tuple[str, str], ad: Mapping[str, Any]) -> list[_Move]:
+        slot = node.slot
+        found_all: list[tuple[dict[str, Any], str]] = []
+        earlier: list[A.Expr] = []
+        context = self.context(node)
+        rows: list[Row] = []
+        for step in self.spec.state(pair[0]).evaluation_order:
+            if (step.source.state, step.source.activity) != pair:
+                continue
+            row = self.table.row(step.transition)
+            compiled = row.triggers[step.trigger]
+            if compiled is None:
+                continue
+            rows.append(row)
+            for expr in (
+                self.an.firing(row, step.trigger),
+                conj([*earlier, fails(compiled.expr)]),
+            ):
+                found = self.witness(expr, context)
+                if found is not None:
+                    found_all.append((found, step.against))
+            earlier.append(fails(compiled.expr))
+        found_all += [(f, "local") for f in self._entry(node, rows)]
+        busy = self.policy.cpu_busy
+        if busy is not None:
+            for expr in (busy, fails(busy)):
+                found = self.witness(expr, context)
+                if found is not None:
+                    found_all.append((found, "local"))
+        out = [_Move((Step(slot.t + wait, "tick"),)) for wait in self.waits]
+        for found, against in found_all:
+            setting = self.setting(slot, found, ad)
+            retarget = self._retarget(node, setting, against)
+            for gap in dict.fromkeys((max(setting.wait, 1.0), 1.0)):
+                t = slot.t + gap
+                sets = [Step(t, "set", values=dict(setting.values))] if setting.values else []
+                out.append(_Move((*sets, Step(t, "tick")), retarget))
+        return out
+
+    def apply(self, node: _Node, move: _Move) -> ReferenceSlot:
+        """The slot after `move` from `node` (replaying a rewritten prefix if asked)."""
+        if move.jobs:
+            slot = self.replay(self.headers[node.header], self.rewrite(node.steps, move.jobs))
+        else:
+            slot = node.slot.clone()
+        base = len(node.steps)
+        for k, step in enumerate(move.steps):
+            slot.step(step, base + k)
+        return slot
+
+    def rewrite(
+        self, steps: Sequence[Step], jobs: tuple[tuple[str, tuple[tuple[str, Any], ...]], ...]
+    ) -> tuple[Step, ...]:
+        wanted = dict(jobs)
+        out = []
+        for step in steps:
+            against = self.claim_events.get(step.event or "")
+            if step.kind == "event" and against in wanted:
+                step = replace(step, job={**(step.job or self.job), **dict(wanted[against])})
+            out.append(step)
+        return tuple(out)
+
+
+def plan(
+    table: StateTable,
+    policy: PolicyExprs,
+    *,
+    machine: Mapping[str, Any],
+    idle: Mapping[str, Any],
+    job: Mapping[str, Any],
+    timer_values: Mapping[str, int] | None = None,
+    budget: int = BUDGET,
+) -> Plans:
+    """Plan traces covering `goals(table)` (see the module docstring). `machine` is the
+    initial machine ad, `idle` the sensor values of an idle desktop (a second start),
+    `job` the default job ad. Deterministic."""
+    reachable = frozenset(reachable_pairs(Analysis(table)))
+    wanted = goals(table, reachable)
+    wanted_set = frozenset(wanted)
+    todo = set(wanted)
+    planner = _Planner(table, policy, timer_values or {}, machine, idle, job)
+    distance = _Distances(table)
+    queue: list[tuple[int, int, int, _Node]] = []
+    seen: set[Any] = set()
+    useful: list[_Node] = []
+    reached: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    order = 0
+
+    def push(node: _Node, depth: int) -> None:
+        nonlocal order
+        pair = (node.slot.state, node.slot.activity)
+        heapq.heappush(queue, (distance.to(todo, pair), depth, order, node))
+        order += 1
+        reached.setdefault(pair, []).append(node.predicates)
+
+    def visit(slot: ReferenceSlot, steps: tuple[Step, ...], header: int, before: _Node | None,
+              depth: int) -> bool:  # fmt: skip
+        """Keep the configuration if it is new or covers a goal; True if it covers one."""
+        fired_from = (
+            len(before.slot.fired)
+            if before is not None and steps[: len(before.steps)] == before.steps
+            else 0
+        )
+        outcomes = before.slot.outcomes if fired_from else set()
+        got = _covered(slot, fired_from, outcomes, wanted_set)
+        predicates = slot.predicates()
+        key = _key(slot, header, predicates)
+        new = got & todo
+        if not new and key in seen:
+            return False
+        seen.add(key)
+        covered = (before.covered if fired_from and before is not None else frozenset()) | got
+        node = _Node(slot, steps, header, covered, predicates)
+        if new:
+            todo.difference_update(new)
+            useful.append(node)
+        if not slot.deleted:
+            push(node, depth)
+        return bool(new)
+
+    for index, header in enumerate(planner.headers):
+        try:
+            visit(planner.start(header), (), index, None, 0)
+        except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
+            continue
+    moves = 0
+    tries: dict[tuple[str, str], int] = {}
+    last = 0
+    while queue and todo and moves < budget and moves - last < STALL:
+        h, depth, _, node = heapq.heappop(queue)
+        now = distance.to(todo, (node.slot.state, node.slot.activity))
+        if now > h:  # its goals were covered meanwhile: back in the queue at its new place
+            heapq.heappush(queue, (now, depth, order, node))
+            order += 1
+            continue
+        pair = (node.slot.state, node.slot.activity)
+        tries[pair] = tries.get(pair, 0) + 1
+        if tries[pair] == PATIENCE:
+            distance.give_up(pair)
+        for move in planner.moves(node):
+            if moves >= budget or not todo:
+                break
+            moves += 1
+            try:
+                slot = planner.apply(node, move)
+            except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
+                continue
+            prefix = planner.rewrite(node.steps, move.jobs) if move.jobs else node.steps
+            if visit(slot, prefix + move.steps, node.header, node, depth + 1):
+                last = moves
+    chosen = _cover(useful)
+    traces = tuple(_trace(table, planner.headers[n.header], n.steps) for n in chosen)
+    covered = frozenset(g for n in chosen for g in n.covered)
+    reasons = {
+        g: _reason(planner, g, reached, moves >= budget, budget) for g in wanted if g not in covered
+    }
+    return Plans(traces, tuple(wanted), covered, reasons, moves)
+
+
+class _Distances:
+    """Fewest rows from a pair to a pair where a goal is left (the planner's heuristic:
+    expand configurations close to open goals first)."""
+
+    def __init__(self, table: StateTable) -> None:
+        self.back: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for row in table.rows:
+            if row.status == "dead":
+                continue
+            for target in row.transition.targets:
+                self.back.setdefault((target.state, target.activity), set()).add(row.source)
+        self.rows = {row.id: row.source for row in table.rows}
+        self.stale: set[tuple[str, str]] = set()
+        self._cache: tuple[Any, dict[tuple[str, str], int]] | None = None
+
+    def give_up(self, pair: tuple[str, str]) -> None:
+        """Goals left at `pair` stop attracting the search (it was tried often enough)."""
+        self.stale.add(pair)
+
+    def to(self, todo: set[Goal], pair: tuple[str, str]) -> int:
+        key = (frozenset(todo), frozenset(self.stale))
+        if self._cache is None or self._cache[0] != key:
+            goals = {self.rows[g.row] for g in todo} - self.stale
+            self._cache = (key, self._spread(goals))
+        return self._cache[1].get(pair, 1_000)
+
+    def _spread(self, start: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        out = {p: 0 for p in start}
+        frontier = list(start)
+        while frontier:
+            nxt = []
+            for pair in frontier:
+                for source in self.back.get(pair, ()):
+                    if source not in out:
+                        out[source] = out[pair] + 1
+                        nxt.append(source)
+            frontier = nxt
+        return out
+
+
+def _covered(
+    slot: ReferenceSlot, fired_from: int, outcomes_before: set[Any], wanted: frozenset[Goal]
+) -> set[Goal]:
+    found: set[Goal] = {Goal("fire", f.id) for f in slot.fired[fired_from:]}
+    for rid, index, tv in slot.outcomes - outcomes_before:
+        found.add(Goal("guard", rid, index, "T" if tv == "T" else "notT"))
+    return found & wanted
+
+
+def _key(slot: ReferenceSlot, header: int, predicates: Mapping[str, Any]) -> Any:
+    """The abstract configuration: what the guards of later moves can depend on besides
+    sensors and time."""
+    job = tuple(sorted(slot.claim_job.items())) if slot.claim_job else None
+    pre = tuple(sorted(slot.preempting_job.items())) if slot.preempting_job else None
+    return (
+        header, slot.state, slot.activity, tuple(sorted(predicates.items())), job, pre,
+        slot.peaceful, slot.drain_how, slot.activations > 0, slot._latch.busy,
+    )  # fmt: skip
+
+
+def _cover(useful: Sequence[_Node]) -> list[_Node]:
+    """Greedy set cover: the node covering most goals not yet covered, repeatedly
+    (ties: the shorter trace, then the earlier node)."""
+    left: set[Goal] = set().union(*(n.covered for n in useful)) if useful else set()
+    chosen: list[_Node] = []
+    while left:
+        best = max(
+            range(len(useful)),
+            key=lambda i: (len(useful[i].covered & left), -len(useful[i].steps), -i),
+        )
+        node = useful[best]
+        chosen.append(node)
+        left -= node.covered
+    return chosen
+
+
+def _trace(table: StateTable, header: _Header, steps: tuple[Step, ...]) -> Trace:
+    return Trace(
+        file="<planned>", steps=steps, era=table.era, semantics=table.semantics,
+        machine=dict(header.machine), job=dict(header.job), polling="explicit",
+        slot=header.slot,
+    )  # fmt: skip
+
+
+def _reason(
+    planner: _Planner,
+    goal: Goal,
+    reached: Mapping[tuple[str, str], list[dict[str, Any]]],
+    exhausted: bool,
+    budget: int,
+) -> str:
+    row = planner.table.row(goal.row)
+    pair = f"{row.source[0]}/{row.source[1]}"
+    stopped = f" (the planner stopped after {budget} moves)" if exhausted else ""
+    if row.source not in reached:
+        return f"no planned trace reached {pair}{stopped}"
+    if goal.kind == "guard":
+        compiled = row.triggers[goal.trigger]
+        assert compiled is not None
+        expr = planner.an.firing(row, goal.trigger) if goal.outcome == "T" else fails(compiled.expr)
+    else:
+        exprs = [
+            planner.an.firing(row, i)
+            for i, t in enumerate(row.transition.triggers)
+            if t.kind == "policy" and row.triggers[i] is not None
+        ]
+        if not exprs:
+            return f"{pair} was reached but no event or timer fired it ({row.trigger}){stopped}"
+        expr = exprs[0]
+        for other in exprs[1:]:
+            expr = A.Binary("||", expr, other)
+    verdicts = set()
+    tried: list[dict[str, Any]] = []
+    for predicates in reached[row.source]:
+        assume = {"State": row.source[0], "Activity": row.source[1], **predicates}
+        assume = planner.relevant(expr, assume)
+        if assume not in tried:
+            tried.append(assume)
+            verdicts.add(planner.an.sat(expr, assume).verdict)
+    if verdicts == {"unsat"}:
+        shown = "; ".join(sorted({_show(planner.relevant(expr, p)) for p in reached[row.source]}))
+        return (
+            f"{pair} was reached, but in every situation reached there ({shown}) the region "
+            "oracle proves that the guard cannot take this value or an earlier step of the "
+            "evaluation order holds"
+        )
+    if "sat" in verdicts:
+        return (
+            f"{pair} was reached and the region oracle has a witness, but the planner could "
+            f"not realise it with sensors, waits, jobs and events{stopped}"
+        )
+    return f"{pair} was reached; the region oracle could not decide this guard there{stopped}"
+
+
+def _show(predicates: Mapping[str, Any]) -> str:
+    shown = [f"{k}={'TRUE' if v else 'FALSE'}" for k, v in sorted(predicates.items())]
+    return ", ".join(shown) if shown else "any"
+
+
+def _step_key(step: Step) -> Any:
+    job = tuple(sorted(step.job.items())) if step.job is not None else None
+    return (step.t, step.kind, step.event, step.how, job, tuple(sorted(step.values.items())))
+
+
+def _stamp(value: Any) -> bool:
+    """A time stamp (seconds since 1970 near the trace epoch), not a duration."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > EPOCH / 2
+
+
+def _plain(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Witness values a trace file can hold (UNDEFINED and ERROR mean "leave unset")."""
+    return {name: value for name, value in values.items() if not isinstance(value, A.Expr)}
+
+
+def planned(
+    table: StateTable,
+    policy: PolicyExprs,
+    *,
+    timer_values: Mapping[str, int] | None = None,
+    owners: Sequence[str] = ("alice",),
+    budget: int = BUDGET,
+) -> Plans:
+    """`plan` with the inputs `condor-policy check` uses: the generator's sensor cut
+    points (runtime.check.generate), starting from the lowest value of each sensor or
+    from an idle desktop, and a small vanilla job of the first owner."""
+    from compiler.classad import unparse
+    from runtime.check.generate import FIXED, idle_desktop, sensor_values
+
+    values = sensor_values({name: unparse(e) for name, e in policy.exprs.items()})
+    machine = {**{k: v[0] for k, v in values.items()}, **FIXED}
+    job = {"Owner": owners[0], "ImageSize": 1000, "JobUniverse": 5}
+    return plan(
+        table, policy, machine=machine, idle=idle_desktop(values), job=job,
+        timer_values=timer_values, budget=budget,
+    )  # fmt: skip
+
+
+def reason_keys(plans: Plans) -> dict[str, str]:
+    """`Plans.reasons` keyed as the coverage report names things: a row id, or
+    "<row id>#<trigger> TRUE" / "... not TRUE" for a guard."""
+    out: dict[str, str] = {}
+    for goal, reason in sorted(plans.reasons.items()):
+        if goal.kind == "fire":
+            out[goal.row] = reason
+        else:
+            value = "TRUE" if goal.outcome == "T" else "not TRUE"
+            out[f"{goal.row}#{goal.trigger} {value}"] = reason
+    return out
+
+
+#: Why a live row no trace fired when the planner did reach it (on the reference).
+NOT_ON_COMPILED = (
+    "the planned traces fire it on the reference interpreter but the compiled machine did "
+    "not (see the reference-crosscheck property)"
+)
+
+
+def coverage_notes(
+    table: StateTable,
+    reachable: frozenset[tuple[str, str]],
+    fired: set[str],
+    outcomes: set[tuple[str, int, str]],
+    reasons: Mapping[str, str],
+) -> dict[str, Any]:
+    """Coverage keys besides the historic ones: the live policy guards (a guard of a
+    live row from a reachable pair whose compiled status is neither dead nor always),
+    how many were seen both TRUE and not TRUE, and a reason for every live row never
+    fired and every live guard not seen both ways."""
+    wanted = goals(table, reachable)
+    live_rows = [g.row for g in wanted if g.kind == "fire"]
+    both: dict[tuple[str, int], set[str]] = {}
+    for g in wanted:
+        if g.kind == "guard":
+            both.setdefault((g.row, g.trigger), set()).add(g.outcome)
+    live_guards = [k for k, v in both.items() if v == {"T", "notT"}]
+    seen: dict[tuple[str, int], set[str]] = {}
+    for rid, index, tv in outcomes:
+        seen.setdefault((rid, index), set()).add("T" if tv == "T" else "notT")
+    missing = {k: {"T", "notT"} - seen.get(k, set()) for k in live_guards}
+    guard_reasons: dict[str, str] = {}
+    for (rid, index), left in missing.items():
+        for outcome in sorted(left):
+            label = f"{rid}#{index} {'TRUE' if outcome == 'T' else 'not TRUE'}"
+            guard_reasons[label] = reasons.get(label, NOT_ON_COMPILED.replace("fire it", "see it"))
+    return {
+        "guards_live": len(live_guards),
+        "guards_live_true_and_not_true": sum(1 for left in missing.values() if not left),
+        "never_fired_reasons": {
+            rid: reasons.get(rid, NOT_ON_COMPILED) for rid in live_rows if rid not in fired
+        },
+        "guards_not_seen_both": guard_reasons,
+    }

@@ -55,6 +55,10 @@ from runtime.trace import EPOCH, Step, Trace
 BUDGET = 4000
 #: Expansions of one pair after which the goals left there stop attracting the search.
 PATIENCE = 6
+#: Extra distance of a configuration whose predicates make a goal impossible.
+DETOUR = 3
+#: Distance of a configuration from which no open goal is in sight.
+FAR = 1_000
 #: Moves without a new goal after which the planner stops (the goals left get reasons).
 STALL = 600
 #: Job ads offered with a claim, at most (the default job first).
@@ -311,6 +315,60 @@ class _Planner:
             tuple(sorted(values.items())), tuple(sorted(job.items())), min(wait, LONGEST_WAIT)
         )
 
+    def goal_expr(self, goal: Goal) -> A.Expr:
+        """TRUE exactly in the situations (of its source pair) where `goal` happens: a
+        guard goal, when an evaluation pass reaches the trigger and the guard has that
+        value; a fire goal, when some trigger of the row can fire (an event or timer
+        trigger without a guard always can)."""
+        row = self.table.row(goal.row)
+        if goal.kind == "guard":
+            compiled = row.triggers[goal.trigger]
+            assert compiled is not None
+            first = compiled.expr if goal.outcome == "T" else fails(compiled.expr)
+            return conj([first, *self.earlier(row, goal.trigger)])
+        ways: list[A.Expr] = []
+        for index, (trig, compiled) in enumerate(
+            zip(row.transition.triggers, row.triggers, strict=True)
+        ):
+            if compiled is None:
+                if trig.kind in ("protocol", "command", "timer"):
+                    return A.Boolean(True)
+                continue
+            if trig.kind == "policy":
+                ways.append(conj([compiled.expr, *self.earlier(row, index)]))
+            else:
+                ways.append(compiled.expr)
+        if not ways:
+            return A.Boolean(False)
+        out = ways[0]
+        for other in ways[1:]:
+            out = A.Binary("||", out, other)
+        return out
+
+    def earlier(self, row: Row, index: int) -> list[A.Expr]:
+        """`fails(guard)` of every step of the evaluation order before policy trigger
+        `index` of `row` (the same steps as `Analysis.firing`)."""
+        trig = row.transition.triggers[index]
+        if trig.kind != "policy" or trig.order is None:
+            return []
+        out: list[A.Expr] = []
+        for step in self.spec.state(row.source[0]).evaluation_order:
+            if (step.source.state, step.source.activity) != row.source:
+                continue
+            if step.order >= trig.order or (step.transition == row.id and step.trigger == index):
+                continue
+            other = self.table.row(step.transition).triggers[step.trigger]
+            if other is not None:
+                out.append(fails(other.expr))
+        return out
+
+    def possible(self, goal: Goal, context: Mapping[str, Any]) -> bool:
+        """Could `goal` happen in a situation with these predicates (oracle: not unsat)?"""
+        expr = self.goal_expr(goal)
+        if isinstance(expr, A.Boolean):
+            return expr.value
+        return self.an.sat(expr, self.relevant(expr, context)).verdict != "unsat"
+
     # -- moves ----------------------------------------------------------------------------
     def moves(self, node: _Node) -> Iterator[_Move]:
         """Every move worth trying from `node` (module docstring), events first."""
@@ -487,19 +545,26 @@ def plan(
     wanted_set = frozenset(wanted)
     todo = set(wanted)
     planner = _Planner(table, policy, timer_values or {}, machine, idle, job)
-    distance = _Distances(table)
+    distance = _Distances(planner)
     queue: list[tuple[int, int, int, _Node]] = []
     seen: set[Any] = set()
     useful: list[_Node] = []
     reached: dict[tuple[str, str], list[dict[str, Any]]] = {}
     order = 0
 
+    tries: dict[tuple[str, str], int] = {}
+    passed: set[tuple[str, str]] = set()
+
     def push(node: _Node, depth: int) -> None:
         nonlocal order
         pair = (node.slot.state, node.slot.activity)
-        heapq.heappush(queue, (distance.to(todo, pair), depth, order, node))
+        contexts = reached.setdefault(pair, [])
+        if node.predicates not in contexts:  # a new situation: worth some patience again
+            contexts.append(node.predicates)
+            tries[pair] = 0
+            distance.revive(pair)
+        heapq.heappush(queue, (distance.to(todo, node), depth, order, node))
         order += 1
-        reached.setdefault(pair, []).append(node.predicates)
 
     def visit(slot: ReferenceSlot, steps: tuple[Step, ...], header: int, before: _Node | None,
               depth: int) -> bool:  # fmt: skip
@@ -511,6 +576,7 @@ def plan(
         )
         outcomes = before.slot.outcomes if fired_from else set()
         got = _covered(slot, fired_from, outcomes, wanted_set)
+        passed.update(f.source for f in slot.fired[fired_from:])
         predicates = slot.predicates()
         key = _key(slot, header, predicates)
         new = got & todo
@@ -532,11 +598,10 @@ def plan(
         except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
             continue
     moves = 0
-    tries: dict[tuple[str, str], int] = {}
     last = 0
     while queue and todo and moves < budget and moves - last < STALL:
         h, depth, _, node = heapq.heappop(queue)
-        now = distance.to(todo, (node.slot.state, node.slot.activity))
+        now = distance.to(todo, node)
         if now > h:  # its goals were covered meanwhile: back in the queue at its new place
             heapq.heappush(queue, (now, depth, order, node))
             order += 1
@@ -560,49 +625,76 @@ def plan(
     traces = tuple(_trace(table, planner.headers[n.header], n.steps) for n in chosen)
     covered = frozenset(g for n in chosen for g in n.covered)
     reasons = {
-        g: _reason(planner, g, reached, moves >= budget, budget) for g in wanted if g not in covered
+        g: _reason(planner, g, reached, passed, moves >= budget, budget) for g in wanted if g not in covered
     }
     return Plans(traces, tuple(wanted), covered, reasons, moves)
 
 
 class _Distances:
-    """Fewest rows from a pair to a pair where a goal is left (the planner's heuristic:
-    expand configurations close to open goals first)."""
+    """The planner's heuristic: how far a configuration is from an open goal. For each
+    open goal, the fewest rows from the configuration's pair to the goal's pair, plus
+    DETOUR when the oracle proves the goal impossible with the configuration's
+    predicates (they mostly persist along a path, so such a configuration would first
+    have to change them). A pair expanded PATIENCE times without reaching a new
+    situation stops attracting the search until it does."""
 
-    def __init__(self, table: StateTable) -> None:
-        self.back: dict[tuple[str, str], set[tuple[str, str]]] = {}
-        for row in table.rows:
+    def __init__(self, planner: _Planner) -> None:
+        self.planner = planner
+        forward: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for row in planner.table.rows:
             if row.status == "dead":
                 continue
             for target in row.transition.targets:
-                self.back.setdefault((target.state, target.activity), set()).add(row.source)
-        self.rows = {row.id: row.source for row in table.rows}
+                forward.setdefault(row.source, set()).add((target.state, target.activity))
+        self.steps: dict[tuple[str, str], dict[tuple[str, str], int]] = {}
+        for start in {p for p in forward} | {t for v in forward.values() for t in v}:
+            self.steps[start] = _spread(start, forward)
+        self.source = {row.id: row.source for row in planner.table.rows}
         self.stale: set[tuple[str, str]] = set()
-        self._cache: tuple[Any, dict[tuple[str, str], int]] | None = None
+        self._possible: dict[Any, bool] = {}
 
     def give_up(self, pair: tuple[str, str]) -> None:
-        """Goals left at `pair` stop attracting the search (it was tried often enough)."""
         self.stale.add(pair)
 
-    def to(self, todo: set[Goal], pair: tuple[str, str]) -> int:
-        key = (frozenset(todo), frozenset(self.stale))
-        if self._cache is None or self._cache[0] != key:
-            goals = {self.rows[g.row] for g in todo} - self.stale
-            self._cache = (key, self._spread(goals))
-        return self._cache[1].get(pair, 1_000)
+    def revive(self, pair: tuple[str, str]) -> None:
+        self.stale.discard(pair)
 
-    def _spread(self, start: set[tuple[str, str]]) -> dict[tuple[str, str], int]:
-        out = {p: 0 for p in start}
-        frontier = list(start)
-        while frontier:
-            nxt = []
-            for pair in frontier:
-                for source in self.back.get(pair, ()):
-                    if source not in out:
-                        out[source] = out[pair] + 1
-                        nxt.append(source)
-            frontier = nxt
-        return out
+    def to(self, todo: set[Goal], node: _Node) -> int:
+        pair = (node.slot.state, node.slot.activity)
+        reach = self.steps.get(pair, {pair: 0})
+        best = FAR
+        for goal in todo:
+            where = self.source[goal.row]
+            if where in self.stale or where not in reach:
+                continue
+            cost = reach[where]
+            if cost >= best:
+                continue
+            expr = self.planner.goal_expr(goal)
+            key = (goal, tuple(sorted(self.planner.relevant(expr, node.predicates).items())))
+            if key not in self._possible:
+                self._possible[key] = self.planner.possible(goal, node.predicates)
+            if not self._possible[key]:
+                cost += DETOUR
+            best = min(best, cost)
+        return best
+
+
+def _spread(
+    start: tuple[str, str], forward: Mapping[tuple[str, str], set[tuple[str, str]]]
+) -> dict[tuple[str, str], int]:
+    """Fewest rows from `start` to every pair it leads to."""
+    out = {start: 0}
+    frontier = [start]
+    while frontier:
+        nxt = []
+        for pair in frontier:
+            for target in sorted(forward.get(pair, ())):
+                if target not in out:
+                    out[target] = out[pair] + 1
+                    nxt.append(target)
+        frontier = nxt
+    return out
 
 
 def _covered(
@@ -653,12 +745,18 @@ def _reason(
     planner: _Planner,
     goal: Goal,
     reached: Mapping[tuple[str, str], list[dict[str, Any]]],
+    passed: set[tuple[str, str]],
     exhausted: bool,
     budget: int,
 ) -> str:
     row = planner.table.row(goal.row)
     pair = f"{row.source[0]}/{row.source[1]}"
     stopped = f" (the planner stopped after {budget} moves)" if exhausted else ""
+    if row.source not in reached and row.source in passed:
+        return (
+            f"the slot never stays in {pair} on any planned path: it leaves in the instant it "
+            f"enters (an immediate trigger or the evaluation on entry always fires){stopped}"
+        )
     if row.source not in reached:
         return f"no planned trace reached {pair}{stopped}"
     if goal.kind == "guard":

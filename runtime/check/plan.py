@@ -37,8 +37,8 @@ gap of the planner, reported as such).
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from compiler import StateTable
@@ -88,14 +88,15 @@ class Goal:
 
 @dataclass(frozen=True)
 class Plans:
-    """The planned traces, the goals, those the reference covered on them, and a reason
-    for each goal left."""
+    """The planned traces, the goals, those the reference covered on them, and for each
+    goal left a reason and its kind (EXPLAINED kinds, or a gap of the planner)."""
 
     traces: tuple[Trace, ...]
     goals: tuple[Goal, ...]
     covered: frozenset[Goal]
     reasons: Mapping[Goal, str]
     moves: int
+    kinds: Mapping[Goal, str] = field(default_factory=dict)
 
 
 def goals(table: StateTable, reachable: frozenset[tuple[str, str]] | None = None) -> list[Goal]:
@@ -175,6 +176,7 @@ class _Planner:
         self.predicate_names = frozenset(p.name for p in self.spec.predicates)
         self._witnesses: dict[Any, dict[str, Any] | None] = {}
         self._names: dict[A.Expr, frozenset[str]] = {}
+        self._goal_exprs: dict[Goal, A.Expr] = {}
         self.hows = {e.name: e.how for e in self.spec.events}
         self.rows_from: dict[tuple[str, str], list[Row]] = {}
         self.immediate: dict[tuple[str, str], list[A.Expr]] = {}
@@ -289,6 +291,16 @@ class _Planner:
             self._witnesses[key] = out
         return self._witnesses[key]
 
+    def pinned(
+        self, node: _Node, expr: A.Expr, against: str, mine: Iterable[str]
+    ) -> dict[str, Any] | None:
+        """A witness for `expr` with the job it is tested against as it is (its
+        attributes written in as literals), so that no claim needs another job."""
+        job = {"job": node.slot.claim_job, "preempting_job": node.slot.preempting_job}.get(against)
+        if job is None:
+            return None
+        return self.witness(_pin(expr, job, {k.lower() for k in mine}), self.context(node))
+
     def context(self, node: _Node, pair: tuple[str, str] | None = None) -> dict[str, Any]:
         state, activity = pair or (node.slot.state, node.slot.activity)
         return {"State": state, "Activity": activity, **node.predicates}
@@ -316,6 +328,11 @@ class _Planner:
         )
 
     def goal_expr(self, goal: Goal) -> A.Expr:
+        if goal not in self._goal_exprs:
+            self._goal_exprs[goal] = self._goal_expr(goal)
+        return self._goal_exprs[goal]
+
+    def _goal_expr(self, goal: Goal) -> A.Expr:
         """TRUE exactly in the situations (of its source pair) where `goal` happens: a
         guard goal, when an evaluation pass reaches the trigger and the guard has that
         value; a fire goal, when some trigger of the row can fire (an event or timer
@@ -361,6 +378,32 @@ class _Planner:
             if other is not None:
                 out.append(fails(other.expr))
         return out
+
+    def blocked(self, pair: tuple[str, str]) -> str:
+        """Why no row can enter `pair`, when the compiled table shows it: every row into
+        it is dead, or a "State/*" row whose activity choice always picks another
+        activity first (WANT_VACATE always TRUE: never Killing). "" when not shown."""
+        why: list[str] = []
+        for row in self.table.rows:
+            if pair not in [(t.state, t.activity) for t in row.transition.targets]:
+                continue
+            if row.status == "dead":
+                continue
+            if not row.transition.target.is_wildcard:
+                return ""
+            forced = {t.activity for t in row.transition.triggers if t.activity}
+            if pair[1] in forced:
+                return ""
+            free = any(not t.activity for t in row.transition.triggers)
+            for choice, compiled in zip(row.transition.activity_choice, row.choices, strict=True):
+                if choice.activity == pair[1]:
+                    if free and compiled.status != "dead":
+                        return ""
+                    break
+                if compiled.status == "always":
+                    why.append(f"{row.id} always chooses {choice.activity} ({choice.guard})")
+                    break
+        return "; ".join(why) if why else ""
 
     def possible(self, goal: Goal, context: Mapping[str, Any]) -> bool:
         """Could `goal` happen in a situation with these predicates (oracle: not unsat)?"""
@@ -419,10 +462,14 @@ class _Planner:
             found_all: list[tuple[dict[str, Any], str]] = [({}, "local")]
             for expr, against in exprs:
                 for want in (expr, fails(expr)):
+                    found = None if claim else self.pinned(node, want, against, ad)
+                    if found is not None:
+                        found_all.append((found, against))
+                        continue
                     found = self.witness(want, context)
                     if found is not None:
                         found_all.append((found, against))
-            found_all += [(f, "local") for f in self._entry(node, entering.get((name, how), ()))]
+            found_all += self._entry(node, entering.get((name, how), ()), ad)
             for found, against in found_all:
                 setting = self.setting(slot, found, ad)
                 sets = [Step(t, "set", values=dict(setting.values))] if setting.values else []
@@ -449,19 +496,30 @@ class _Planner:
             return ()
         return ((against, setting.job),)
 
-    def _entry(self, node: _Node, rows: Sequence[Row]) -> list[dict[str, Any]]:
-        """Sensors under which an immediate trigger of a pair these rows enter holds,
-        and under which it fails."""
-        out: list[dict[str, Any]] = []
+    def _entry(
+        self, node: _Node, rows: Sequence[Row], ad: Mapping[str, Any]
+    ) -> list[tuple[dict[str, Any], str]]:
+        """Witnesses (and the ad their TARGET side is) for how these rows enter a pair:
+        the activity choice of a "State/*" row made and not made, and the immediate
+        triggers of the pair entered holding and failing."""
+        out: list[tuple[dict[str, Any], str]] = []
+        context = self.context(node)
         for row in rows:
+            for choice in row.choices:
+                for want in (choice.expr, fails(choice.expr)):
+                    found = self.pinned(node, want, choice.against, ad)
+                    if found is None:
+                        found = self.witness(want, context)
+                    if found is not None and (found, choice.against) not in out:
+                        out.append((found, choice.against))
             for target in row.transition.targets:
                 goal = (target.state, target.activity)
-                context = self.context(node, goal)
+                entered = self.context(node, goal)
                 for expr in self.immediate.get(goal, ()):
                     for want in (expr, fails(expr)):
-                        found = self.witness(want, context)
-                        if found is not None and found not in out:
-                            out.append(found)
+                        found = self.witness(want, entered)
+                        if found is not None and (found, "local") not in out:
+                            out.append((found, "local"))
         return out
 
     def _tick_moves(self, node: _Node, pair: tuple[str, str], ad: Mapping[str, Any]) -> list[_Move]:
@@ -482,11 +540,15 @@ class _Planner:
                 self.an.firing(row, step.trigger),
                 conj([*earlier, fails(compiled.expr)]),
             ):
+                found = self.pinned(node, expr, step.against, ad)
+                if found is not None:
+                    found_all.append((found, step.against))
+                    continue
                 found = self.witness(expr, context)
                 if found is not None:
                     found_all.append((found, step.against))
             earlier.append(fails(compiled.expr))
-        found_all += [(f, "local") for f in self._entry(node, rows)]
+        found_all += self._entry(node, rows, ad)
         busy = self.policy.cpu_busy
         if busy is not None:
             for expr in (busy, fails(busy)):
@@ -599,6 +661,7 @@ def plan(
             continue
     moves = 0
     last = 0
+
     while queue and todo and moves < budget and moves - last < STALL:
         h, depth, _, node = heapq.heappop(queue)
         now = distance.to(todo, node)
@@ -624,10 +687,14 @@ def plan(
     chosen = _cover(useful)
     traces = tuple(_trace(table, planner.headers[n.header], n.steps) for n in chosen)
     covered = frozenset(g for n in chosen for g in n.covered)
-    reasons = {
-        g: _reason(planner, g, reached, passed, moves >= budget, budget) for g in wanted if g not in covered
+    why = {
+        g: _reason(planner, g, reached, passed, moves >= budget, budget)
+        for g in wanted
+        if g not in covered
     }
-    return Plans(traces, tuple(wanted), covered, reasons, moves)
+    reasons = {g: text for g, (_, text) in why.items()}
+    kinds = {g: kind for g, (kind, _) in why.items()}
+    return Plans(traces, tuple(wanted), covered, reasons, moves, kinds)
 
 
 class _Distances:
@@ -741,6 +808,13 @@ def _trace(table: StateTable, header: _Header, steps: tuple[Step, ...]) -> Trace
     )  # fmt: skip
 
 
+#: Kinds of reason (`Plans.kinds`): the first three explain a goal by the policy (the
+#: slot only passes through the pair; the table blocks every way in; the oracle proves
+#: the goal impossible in every situation reached there), the others are gaps of the
+#: planner.
+EXPLAINED = frozenset({"transient", "blocked", "impossible"})
+
+
 def _reason(
     planner: _Planner,
     goal: Goal,
@@ -748,32 +822,22 @@ def _reason(
     passed: set[tuple[str, str]],
     exhausted: bool,
     budget: int,
-) -> str:
+) -> tuple[str, str]:
+    """(kind, text) of why `goal` was not covered."""
     row = planner.table.row(goal.row)
     pair = f"{row.source[0]}/{row.source[1]}"
     stopped = f" (the planner stopped after {budget} moves)" if exhausted else ""
     if row.source not in reached and row.source in passed:
-        return (
+        return "transient", (
             f"the slot never stays in {pair} on any planned path: it leaves in the instant it "
-            f"enters (an immediate trigger or the evaluation on entry always fires){stopped}"
+            "enters (an immediate trigger or the evaluation on entry always fires)"
         )
     if row.source not in reached:
-        return f"no planned trace reached {pair}{stopped}"
-    if goal.kind == "guard":
-        compiled = row.triggers[goal.trigger]
-        assert compiled is not None
-        expr = planner.an.firing(row, goal.trigger) if goal.outcome == "T" else fails(compiled.expr)
-    else:
-        exprs = [
-            planner.an.firing(row, i)
-            for i, t in enumerate(row.transition.triggers)
-            if t.kind == "policy" and row.triggers[i] is not None
-        ]
-        if not exprs:
-            return f"{pair} was reached but no event or timer fired it ({row.trigger}){stopped}"
-        expr = exprs[0]
-        for other in exprs[1:]:
-            expr = A.Binary("||", expr, other)
+        blocked = planner.blocked(row.source)
+        if blocked:
+            return "blocked", f"no row can enter {pair}: {blocked}"
+        return "unreached", f"no planned trace reached {pair}{stopped}"
+    expr = planner.goal_expr(goal)
     verdicts = set()
     tried: list[dict[str, Any]] = []
     for predicates in reached[row.source]:
@@ -784,22 +848,58 @@ def _reason(
             verdicts.add(planner.an.sat(expr, assume).verdict)
     if verdicts == {"unsat"}:
         shown = "; ".join(sorted({_show(planner.relevant(expr, p)) for p in reached[row.source]}))
-        return (
+        return "impossible", (
             f"{pair} was reached, but in every situation reached there ({shown}) the region "
             "oracle proves that the guard cannot take this value or an earlier step of the "
             "evaluation order holds"
         )
+    if goal.kind == "fire" and not any(t.kind == "policy" for t in row.transition.triggers):
+        return "no-event", (
+            f"{pair} was reached but no event or timer fired it ({row.trigger}){stopped}"
+        )
     if "sat" in verdicts:
-        return (
+        return "unrealised", (
             f"{pair} was reached and the region oracle has a witness, but the planner could "
             f"not realise it with sensors, waits, jobs and events{stopped}"
         )
-    return f"{pair} was reached; the region oracle could not decide this guard there{stopped}"
+    return "undecided", (
+        f"{pair} was reached; the region oracle could not decide this guard there{stopped}"
+    )
 
 
 def _show(predicates: Mapping[str, Any]) -> str:
     shown = [f"{k}={'TRUE' if v else 'FALSE'}" for k, v in sorted(predicates.items())]
     return ", ".join(shown) if shown else "any"
+
+
+def _pin(expr: A.Expr, job: Mapping[str, Any], mine: set[str]) -> A.Expr:
+    """`expr` with the job's attributes written in: TARGET.x (UNDEFINED when the job
+    lacks it) and unscoped names the slot ad does not have but the job does."""
+    values = {k.lower(): v for k, v in job.items()}
+
+    def walk(e: A.Expr) -> A.Expr:
+        if isinstance(e, A.AttrRef):
+            if e.scope == "TARGET":
+                return _literal(values.get(e.key))
+            if e.scope is None and e.key not in mine and e.key in values:
+                return _literal(values[e.key])
+            return e
+        return A.map_children(e, walk)
+
+    return walk(expr)
+
+
+def _literal(value: Any) -> A.Expr:
+    match value:
+        case bool():
+            return A.Boolean(value)
+        case int():
+            return A.Integer(value)
+        case float():
+            return A.Real(value)
+        case str():
+            return A.String(value)
+    return A.UndefinedLit()
 
 
 def _step_key(step: Step) -> Any:

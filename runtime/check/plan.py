@@ -617,12 +617,15 @@ def plan(
     tries: dict[tuple[str, str], int] = {}
     passed: set[tuple[str, str]] = set()
 
+    samples: dict[tuple[str, str], list[_Node]] = {}
+
     def push(node: _Node, depth: int) -> None:
         nonlocal order
         pair = (node.slot.state, node.slot.activity)
         contexts = reached.setdefault(pair, [])
         if node.predicates not in contexts:  # a new situation: worth some patience again
             contexts.append(node.predicates)
+            samples.setdefault(pair, []).append(node)
             tries[pair] = 0
             distance.revive(pair)
         heapq.heappush(queue, (distance.to(todo, node), depth, order, node))
@@ -688,7 +691,7 @@ def plan(
     traces = tuple(_trace(table, planner.headers[n.header], n.steps) for n in chosen)
     covered = frozenset(g for n in chosen for g in n.covered)
     why = {
-        g: _reason(planner, g, reached, passed, moves >= budget, budget)
+        g: _reason(planner, g, reached, passed, moves >= budget, budget, samples)
         for g in wanted
         if g not in covered
     }
@@ -808,11 +811,13 @@ def _trace(table: StateTable, header: _Header, steps: tuple[Step, ...]) -> Trace
     )  # fmt: skip
 
 
-#: Kinds of reason (`Plans.kinds`): the first three explain a goal by the policy (the
+#: Kinds of reason (`Plans.kinds`). EXPLAINED ones explain a goal by the policy: the
 #: slot only passes through the pair; the table blocks every way in; the oracle proves
-#: the goal impossible in every situation reached there), the others are gaps of the
-#: planner.
-EXPLAINED = frozenset({"transient", "blocked", "impossible"})
+#: the goal impossible in every situation reached there; the sensor values the oracle
+#: asks for also flip a predicate it assumed (the policy ties them together, which the
+#: oracle, reading predicates as free booleans, cannot see). The others ("unreached",
+#: "no-event", "unrealised", "undecided") are gaps of the planner.
+EXPLAINED = frozenset({"transient", "blocked", "impossible", "correlated"})
 
 
 def _reason(
@@ -822,6 +827,7 @@ def _reason(
     passed: set[tuple[str, str]],
     exhausted: bool,
     budget: int,
+    samples: Mapping[tuple[str, str], list[_Node]],
 ) -> tuple[str, str]:
     """(kind, text) of why `goal` was not covered."""
     row = planner.table.row(goal.row)
@@ -857,6 +863,13 @@ def _reason(
         return "no-event", (
             f"{pair} was reached but no event or timer fired it ({row.trigger}){stopped}"
         )
+    changed = _correlated(planner, goal, expr, samples.get(row.source, []))
+    if changed:
+        return "correlated", (
+            f"{pair} was reached, but the sensor values under which the oracle lets the "
+            f"guard have this value also change {changed}, which the policy ties to them "
+            "(e.g. MaxJobRetirementTime written with the PREEMPT condition)"
+        )
     if "sat" in verdicts:
         return "unrealised", (
             f"{pair} was reached and the region oracle has a witness, but the planner could "
@@ -865,6 +878,33 @@ def _reason(
     return "undecided", (
         f"{pair} was reached; the region oracle could not decide this guard there{stopped}"
     )
+
+
+def _correlated(planner: _Planner, goal: Goal, expr: A.Expr, nodes: Sequence[_Node]) -> str:
+    """The predicates that setting the oracle's witness changes, when it changes some in
+    every situation reached where the goal could happen ("" otherwise)."""
+    changed: set[str] = set()
+    tried = False
+    for node in nodes:
+        if not planner.possible(goal, node.predicates):
+            continue
+        found = planner.witness(expr, planner.context(node))
+        if found is None:
+            continue
+        slot = node.slot
+        setting = planner.setting(slot, found, slot.ad())
+        trial = slot.clone()
+        trial.step(Step(slot.t, "set", values=dict(setting.values)))
+        if setting.job and trial.claim_job is not None:  # as if the claim carried it
+            trial.claim_job = {**trial.claim_job, **dict(setting.job)}
+        after = trial.predicates()
+        names = planner.relevant(expr, after)
+        moved = {k for k in names if after[k] != node.predicates.get(k)}
+        if not moved:
+            return ""
+        tried = True
+        changed |= moved
+    return ", ".join(sorted(changed)) if tried else ""
 
 
 def _show(predicates: Mapping[str, Any]) -> str:

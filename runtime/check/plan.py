@@ -48,7 +48,7 @@ from compiler.analysis.sat import attribute_refs
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from compiler.table import Row
-from runtime.check.reference import PolicyExprs, ReferenceSlot
+from runtime.check.reference import AGEING, PolicyExprs, ReferenceSlot
 from runtime.trace import EPOCH, Step, Trace
 
 #: Moves the planner may try before it gives up on the goals left (deterministic).
@@ -425,9 +425,11 @@ class _Planner:
             if key not in seen:
                 seen.add(key)
                 yield move
-        if slot.timers:
+        if slot.timers:  # a step after the next expiry that changes nothing
             due = min(slot.timers.values())
-            yield _Move((Step(max(due, slot.t) + 1, "set", values={}),))
+            still = sorted(k for k in slot.machine if k not in AGEING)[:1]
+            values = {k: slot.machine[k] for k in still}
+            yield _Move((Step(max(due, slot.t) + 1, "set", values=values),))
 
     def _event_moves(self, node: _Node, rows: Sequence[Row], ad: Mapping[str, Any]) -> list[_Move]:
         slot = node.slot

@@ -444,10 +444,10 @@ class _Planner:
             for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
                 if trig.kind in ("protocol", "command"):
                     for how in hows(trig.name, trig.how):
-                        found = guards.setdefault((trig.name, how), [])
+                        named = guards.setdefault((trig.name, how), [])
                         entering.setdefault((trig.name, how), []).append(row)
                         if compiled is not None:
-                            found.append((compiled.expr, trig.against))
+                            named.append((compiled.expr, trig.against))
         for effect in self.spec.event_effects:
             if pair in [(p.state, p.activity) for p in effect.sources]:
                 for how in hows(effect.event, effect.how):
@@ -636,12 +636,9 @@ def plan(
     def visit(slot: ReferenceSlot, steps: tuple[Step, ...], header: int, before: _Node | None,
               depth: int) -> bool:  # fmt: skip
         """Keep the configuration if it is new or covers a goal; True if it covers one."""
-        fired_from = (
-            len(before.slot.fired)
-            if before is not None and steps[: len(before.steps)] == before.steps
-            else 0
-        )
-        outcomes = before.slot.outcomes if fired_from else set()
+        fired_from, outcomes = 0, set()
+        if before is not None and steps[: len(before.steps)] == before.steps:
+            fired_from, outcomes = len(before.slot.fired), before.slot.outcomes
         got = _covered(slot, fired_from, outcomes, wanted_set)
         passed.update(f.source for f in slot.fired[fired_from:])
         predicates = slot.predicates()

@@ -21,17 +21,24 @@ node the planner tries *moves*, each a step or two of a trace file:
   the slot's current predicates fixed; time-stamp attributes in a witness
   (`time() - EnteredCurrentActivity > 600`) become the wait before the tick;
 * the expiry of the next timer.
-Witnesses also supply the sensors set before an event whose guard needs them and the
-job ads offered with a claim (merged over the default job). Nodes are explored
-breadth-first (shortest traces first) and kept when they reach a new abstract
-configuration (pair, predicates, claim job, CpuBusy latch) or cover a new goal; the
-search stops when every goal is covered or after `budget` moves. The planned traces are
-a greedy set cover of the nodes that covered something.
+Witnesses also supply the sensors set before an event whose guard needs them, the
+activity choice of a "State/*" row and the immediate triggers of the pair entered. A
+witness is first sought with the job the guard is tested against written in; one that
+needs other job attributes rewrites the jobs the prefix's claims carry and replays it
+(the job is fixed when the claim arrives).
 
-A goal the plan does not cover keeps a reason (`Plans.reasons`): either its pair was
-never reached, or it was and the oracle shows why no situation there lets the guard
-have that value, or the witnesses could not be realised by sensors, time and events (a
-gap of the planner, reported as such).
+Search: best first, by the fewest rows from a configuration's pair to the pair of an
+open goal (plus a detour when the oracle proves the goal impossible with the
+configuration's predicates), then by trace length. A configuration is kept when it is
+new (pair, predicates, claim and preempting jobs, peaceful, drain kind, activated,
+CpuBusy latch) or covers a goal. The search stops when every goal is covered, after
+STALL moves without a new one, or after `budget` moves. The planned traces are a greedy
+set cover of the configurations that covered something: a few dozen short traces.
+
+A goal the plan does not cover gets a reason and a kind (`Plans.reasons`, `Plans.kinds`,
+EXPLAINED): the slot never stays in its pair, no row can enter the pair, the oracle
+proves it impossible in every situation reached, the policy ties the needed sensors to
+a predicate; or a gap of the planner, reported as such.
 """
 
 from __future__ import annotations
@@ -61,8 +68,6 @@ DETOUR = 3
 FAR = 1_000
 #: Moves without a new goal after which the planner stops (the goals left get reasons).
 STALL = 600
-#: Job ads offered with a claim, at most (the default job first).
-MAX_JOBS = 6
 #: Waits (seconds) longer than this are not planned (e.g. MaxJobRetirementTime = 2^31-1).
 LONGEST_WAIT = 10**6
 

@@ -8,6 +8,8 @@ Polling is explicit (`tick` steps), which makes "within N polls" exact and keeps
 shrinking meaningful: a shrunk trace is a short list of steps with small time gaps.
 A generated trace is a `runtime.trace.Trace` (the trace file model `condor-policy run`
 reads), so a counterexample is printed by the same code and replays as it ran.
+`varied` draws traces around the planned ones (runtime.check.plan) so that hypothesis
+explores and shrinks near the paths that reach every transition.
 """
 
 from __future__ import annotations

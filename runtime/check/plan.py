@@ -242,7 +242,10 @@ class _Planner:
         retirement limit is not 0 for it, one whose own limit is 0 (the spec's
         RetirementRule.job_limit), so that RetirementExpired can happen."""
         base = dict(self.job)
-        probe = self.start(self.headers[0])
+        try:
+            probe = self.start(self.headers[0])
+        except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
+            return [base]
         limit = probe._number(self.spec.helpers.retirement.limit, base)
         if limit is None or limit == 0:
             return [base]
@@ -898,7 +901,10 @@ def _correlated(planner: _Planner, goal: Goal, expr: A.Expr, nodes: Sequence[_No
         slot = node.slot
         setting = planner.setting(slot, found, slot.ad())
         trial = slot.clone()
-        trial.step(Step(slot.t, "set", values=dict(setting.values)))
+        try:
+            trial.step(Step(slot.t, "set", values=dict(setting.values)))
+        except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
+            return ""
         if setting.job and trial.claim_job is not None:  # as if the claim carried it
             trial.claim_job = {**trial.claim_job, **dict(setting.job)}
         after = trial.predicates()

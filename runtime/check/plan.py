@@ -246,7 +246,7 @@ class _Planner:
             probe = self.start(self.headers[0])
         except (PolicyError, RuntimeError):  # the policy's fault; the search reports it
             return [base]
-        limit = probe._number(self.spec.helpers.retirement.limit, base)
+        limit = probe.number(self.spec.helpers.retirement.limit, base)
         if limit is None or limit == 0:
             return [base]
         return [base, {**base, self.spec.helpers.retirement.job_limit: 0}]
@@ -790,7 +790,7 @@ def _key(slot: ReferenceSlot, header: int, predicates: Mapping[str, Any]) -> Any
     pre = tuple(sorted(slot.preempting_job.items())) if slot.preempting_job else None
     return (
         header, slot.state, slot.activity, tuple(sorted(predicates.items())), job, pre,
-        slot.peaceful, slot.drain_how, slot.activations > 0, slot._latch.busy,
+        slot.peaceful, slot.drain_how, slot.activations > 0, slot.cpu_busy,
     )  # fmt: skip
 
 

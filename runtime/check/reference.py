@@ -318,6 +318,15 @@ class ReferenceSlot:
             "DynamicSlot": self.dynamic,
         }
 
+    @property
+    def cpu_busy(self) -> bool:
+        """The CpuBusy latch's last value (what the planner keys configurations on)."""
+        return self._latch.busy
+
+    def number(self, name: str, target: Mapping[str, Any] | None) -> float | None:
+        """A policy knob's value as a number against `target` (None if not a number)."""
+        return self._number(name, target)
+
     def _number(self, name: str, target: Mapping[str, Any] | None) -> float | None:
         expr = self.policy.exprs.get(name.upper())
         if expr is None:

@@ -67,7 +67,7 @@ DETOUR = 3
 #: Distance of a configuration from which no open goal is in sight.
 FAR = 1_000
 #: Moves without a new goal after which the planner stops (the goals left get reasons).
-STALL = 600
+STALL = 900
 #: Waits (seconds) longer than this are not planned (e.g. MaxJobRetirementTime = 2^31-1).
 LONGEST_WAIT = 10**6
 
@@ -219,8 +219,9 @@ class _Planner:
         return out
 
     def _headers(self) -> list[_Header]:
-        """Static slot from a busy and from an idle desktop; a dynamic slot too when a
-        live guard reads DynamicSlot."""
+        """Static slot from a busy and from an idle desktop, and from sensors under which
+        the first pair's immediate triggers fail (so that its policy triggers can be
+        evaluated); a dynamic slot too when a live guard reads DynamicSlot."""
         job = tuple(sorted(self.job.items()))
         kinds = ["static"]
         if any(
@@ -231,10 +232,24 @@ class _Planner:
             if g is not None
         ):
             kinds.append("dynamic")
+        starts = [self.machine, {**self.machine, **self.idle}]
+        initial = (self.spec.initial.state, self.spec.initial.activity)
+        context = {"State": initial[0], "Activity": initial[1]}
+        for expr in self.immediate.get(initial, ()):  # a start that stays in the first pair
+            found = self.witness(fails(expr), context)
+            if found is not None:
+                values = {k: v for k, v in found.items() if "." not in k and k not in context}
+                values = {
+                    k: v
+                    for k, v in values.items()
+                    if k not in self.predicate_names and not _stamp(v)
+                }
+                if values and {**self.machine, **values} not in starts:
+                    starts.append({**self.machine, **values})
         return [
             _Header(tuple(sorted(machine.items())), job, kind)
             for kind in kinds
-            for machine in (self.machine, {**self.machine, **self.idle})
+            for machine in starts
         ]
 
     def _jobs(self) -> list[dict[str, Any]]:

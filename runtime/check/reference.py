@@ -274,7 +274,9 @@ class ReferenceSlot:
     def now(self) -> float:
         return EPOCH + self.t
 
-    def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def _published(self) -> dict[str, Any]:
+        """The slot ad without the predicates and the policy names: what the startd's
+        helpers evaluate knobs against (the predicates are computed from them)."""
         my: dict[str, Any] = {}
         for name, value in self.machine.items():
             if self.idle_ages and name in AGEING and isinstance(value, int | float):
@@ -291,6 +293,10 @@ class ReferenceSlot:
         my.update(self._latch.attrs(my, self.t))
         if self.claim_job is not None and self.job_running:
             my["JobStart"] = EPOCH + self._job_start
+        return my
+
+    def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        my = self._published()
         my.update(self.predicates())
         my.update(self.policy.ad_entries())
         return my
@@ -331,7 +337,9 @@ class ReferenceSlot:
         expr = self.policy.exprs.get(name.upper())
         if expr is None:
             return None
-        base = {k: v for k, v in self.machine.items()}
+        # In the slot ad, as Resource::evalRetirementRemaining and evalMaxVacateTime do
+        # (r_classad): a knob may name published attributes (CpusUsage, Activity).
+        base = {**self._published(), **self.policy.ad_entries()}
         value = evaluate(expr, base, target, now=self.now())
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None

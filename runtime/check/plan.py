@@ -695,6 +695,7 @@ def plan(
             order += 1
             continue
         pair = (node.slot.state, node.slot.activity)
+        distance.saw(node)
         tries[pair] = tries.get(pair, 0) + 1
         if tries[pair] == PATIENCE:
             distance.give_up(pair)
@@ -744,6 +745,7 @@ class _Distances:
         self.source = {row.id: row.source for row in planner.table.rows}
         self.stale: set[tuple[str, str]] = set()
         self._possible: dict[Any, bool] = {}
+        self.jobs_seen: set[Any] = set()
 
     def give_up(self, pair: tuple[str, str]) -> None:
         self.stale.add(pair)
@@ -766,10 +768,21 @@ class _Distances:
             key = (goal, tuple(sorted(self.planner.relevant(expr, node.predicates).items())))
             if key not in self._possible:
                 self._possible[key] = self.planner.possible(goal, node.predicates)
-            if not self._possible[key]:
+            if not self._possible[key] and not self._new_job(node, pair):
                 cost += DETOUR
             best = min(best, cost)
         return best
+
+    def _new_job(self, node: _Node, pair: tuple[str, str]) -> bool:
+        """The configuration holds a claim job not yet seen at its pair: a predicate
+        such as RetirementExpired may read it (the job's own MaxJobRetirementTime), so
+        the oracle's verdict for the predicates seen so far does not hold for it."""
+        job = tuple(sorted(node.slot.claim_job.items())) if node.slot.claim_job else None
+        return job is not None and (pair, job) not in self.jobs_seen
+
+    def saw(self, node: _Node) -> None:
+        job = tuple(sorted(node.slot.claim_job.items())) if node.slot.claim_job else None
+        self.jobs_seen.add(((node.slot.state, node.slot.activity), job))
 
 
 def _spread(

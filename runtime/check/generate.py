@@ -8,6 +8,8 @@ Polling is explicit (`tick` steps), which makes "within N polls" exact and keeps
 shrinking meaningful: a shrunk trace is a short list of steps with small time gaps.
 A generated trace is a `runtime.trace.Trace` (the trace file model `condor-policy run`
 reads), so a counterexample is printed by the same code and replays as it ran.
+`varied` draws traces around the planned ones (runtime.check.plan) so that hypothesis
+explores and shrinks near the paths that reach every transition.
 """
 
 from __future__ import annotations
@@ -45,6 +47,14 @@ EVENTS: list[tuple[str, str | None, int]] = [
     ("shutdown", "graceful", 1), ("shutdown", "peaceful", 1), ("shutdown", "fast", 1),
     ("benchmarks_done", None, 1), ("lease_expired", None, 1),
 ]  # fmt: skip
+
+
+def idle_desktop(values: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """Sensor values of a desktop nobody uses: most policies let it start jobs."""
+    return {
+        "KeyboardIdle": max(values["KeyboardIdle"]), "ConsoleIdle": max(values["ConsoleIdle"]),
+        "LoadAvg": 0.0, "CondorLoadAvg": 0.0,
+    }  # fmt: skip
 
 
 def sensor_values(policies: Mapping[str, str | None]) -> dict[str, list[Any]]:
@@ -130,8 +140,7 @@ def traces(
     def build(draw: st.DrawFn) -> Trace:
         m = {**draw(machine), **FIXED}
         if draw(st.booleans()):  # an idle desktop: most policies let it start jobs
-            m.update(KeyboardIdle=max(values["KeyboardIdle"]), ConsoleIdle=max(values["ConsoleIdle"]),
-                     LoadAvg=0.0, CondorLoadAvg=0.0)  # fmt: skip
+            m.update(idle_desktop(values))
         j = draw(job)
         t = 0
         steps: list[Step] = []
@@ -154,3 +163,63 @@ def traces(
         )  # fmt: skip
 
     return build()
+
+
+def varied(plans: Sequence[Trace], values: Mapping[str, Sequence[Any]]) -> st.SearchStrategy[Trace]:
+    """Traces around the planned ones (runtime.check.plan): a planned trace with some
+    steps left out, some sensor values moved to a neighbouring cut point, some waits
+    stretched, and a few random steps put in.
+
+    Every choice is drawn so that hypothesis shrinks towards *fewer* steps and fewer
+    changes: a step is left out when its draw is 0, a change is made only above 7, the
+    inserted steps are a list that shrinks to empty. A failing variant therefore shrinks
+    to a short subsequence of its plan."""
+    names = sorted(values)
+
+    def neighbour(draw: st.DrawFn, name: str, value: Any) -> Any:
+        choices = list(values.get(name, ())) or [value]
+        if value in choices:
+            k = choices.index(value) + draw(st.sampled_from([-1, 1]))
+            return choices[max(0, min(len(choices) - 1, k))]
+        return draw(st.sampled_from(choices))
+
+    extra = st.tuples(
+        st.integers(min_value=0, max_value=10**6),
+        st.sampled_from(["tick", "set"]),
+        st.sampled_from(names),
+    )
+
+    @st.composite
+    def build(draw: st.DrawFn) -> Trace:
+        plan = plans[draw(st.integers(min_value=0, max_value=len(plans) - 1))]
+        shift = 0.0
+        steps: list[Step] = []
+        for step in plan.steps:
+            if draw(st.integers(min_value=0, max_value=9)) == 0:
+                continue
+            if draw(st.integers(min_value=0, max_value=9)) > 7:
+                shift += draw(st.sampled_from(GAPS))
+            changed = step
+            if step.kind == "set" and step.values and draw(st.integers(0, 9)) > 7:
+                name = draw(st.sampled_from(sorted(step.values)))
+                moved = {**step.values, name: neighbour(draw, name, step.values[name])}
+                changed = Step(step.t, "set", values=moved)
+            steps.append(_at(changed, step.t + shift))
+        for where, kind, name in draw(st.lists(extra, max_size=3)):
+            k = where % (len(steps) + 1)
+            t = steps[k - 1].t if k else 0.0
+            if kind == "tick":
+                new = Step(t, "tick")
+            else:
+                new = Step(t, "set", values={name: draw(st.sampled_from(list(values[name])))})
+            steps.insert(k, new)
+        return Trace(
+            file="<generated>", steps=tuple(steps), era=plan.era, semantics=plan.semantics,
+            machine=dict(plan.machine), job=dict(plan.job), polling="explicit", slot=plan.slot,
+        )  # fmt: skip
+
+    return build()
+
+
+def _at(step: Step, t: float) -> Step:
+    return Step(t, step.kind, step.event, step.how, step.job, step.values)

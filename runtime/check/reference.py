@@ -25,10 +25,11 @@ the timers due before t fire, ones due at t after the step (and after the last s
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from compiler import holds
@@ -276,6 +277,19 @@ class ReferenceSlot:
         for name in self.machine:
             self.set_at[name] = 0
 
+    def clone(self) -> ReferenceSlot:
+        """An independent copy, so that a planner can try several next steps from one
+        configuration without replaying the trace that led there (runtime.check.plan)."""
+        new = copy.copy(self)
+        new.machine, new.job = dict(self.machine), dict(self.job)
+        new.fired, new.outcomes = list(self.fired), set(self.outcomes)
+        new.timers, new.set_at = dict(self.timers), dict(self.set_at)
+        new.timer_values = dict(self.timer_values)
+        new.claim_job = None if self.claim_job is None else dict(self.claim_job)
+        new.preempting_job = None if self.preempting_job is None else dict(self.preempting_job)
+        new._latch = replace(self._latch)
+        return new
+
     def start(self) -> None:
         """The startd starting up in the initial pair: its immediate steps, else an
         evaluation pass when the pair evaluates on entry (as on any entry)."""
@@ -286,7 +300,9 @@ class ReferenceSlot:
     def now(self) -> float:
         return EPOCH + self.t
 
-    def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def _published(self) -> dict[str, Any]:
+        """The slot ad without the predicates and the policy names: what the startd's
+        helpers evaluate knobs against (the predicates are computed from them)."""
         my: dict[str, Any] = {}
         for name, value in self.machine.items():
             if self.idle_ages and name in AGEING and isinstance(value, int | float):
@@ -303,6 +319,10 @@ class ReferenceSlot:
         my.update(self._latch.attrs(my, self.t))
         if self.claim_job is not None and self.job_running:
             my["JobStart"] = EPOCH + self._job_start
+        return my
+
+    def ad(self, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        my = self._published()
         my.update(self.predicates())
         my.update(self.policy.ad_entries())
         return my
@@ -330,11 +350,22 @@ class ReferenceSlot:
             "DynamicSlot": self.dynamic,
         }
 
+    @property
+    def cpu_busy(self) -> bool:
+        """The CpuBusy latch's last value (what the planner keys configurations on)."""
+        return self._latch.busy
+
+    def number(self, name: str, target: Mapping[str, Any] | None) -> float | None:
+        """A policy knob's value as a number against `target` (None if not a number)."""
+        return self._number(name, target)
+
     def _number(self, name: str, target: Mapping[str, Any] | None) -> float | None:
         expr = self.policy.exprs.get(name.upper())
         if expr is None:
             return None
-        base = {k: v for k, v in self.machine.items()}
+        # In the slot ad, as Resource::evalRetirementRemaining and evalMaxVacateTime do
+        # (r_classad): a knob may name published attributes (CpusUsage, Activity).
+        base = {**self._published(), **self.policy.ad_entries()}
         value = evaluate(expr, base, target, now=self.now())
         if isinstance(value, bool) or not isinstance(value, int | float):
             return None

@@ -19,6 +19,7 @@ from compiler import StateTable, compile_policy
 from compiler.analysis import FAILING, Analysis, Finding, KnownNames, analyse, known_names
 from compiler.config import Config
 from runtime.check.machines import compiled_machine, config_timers, reference_machine
+from runtime.check.plan import coverage_notes, planned, reason_keys
 from runtime.check.properties import Property, parse_properties
 from runtime.check.reference import PolicyExprs
 from runtime.check.search import Counterexample, SearchResult, search
@@ -107,6 +108,10 @@ class CheckReport:
             seen.setdefault((rid, index), set()).add(tv)
         both = [g for g in guards if {"T", "F"} <= seen.get(g, set()) or (
             "T" in seen.get(g, set()) and seen.get(g, set()) - {"T"})]  # fmt: skip
+        notes = coverage_notes(
+            self.table, frozenset(reachable), set(fired), self.result.coverage.outcomes,
+            self.result.coverage.reasons,
+        )  # fmt: skip
         return {
             "traces": self.result.examples,
             "transitions_fired": len(fired),
@@ -117,6 +122,7 @@ class CheckReport:
             "guards_evaluated": sum(1 for g in guards if g in seen),
             "guards_true_and_not_true": len(both),
             "guard_outcomes": {f"{rid}#{i}": sorted(v) for (rid, i), v in sorted(seen.items())},
+            **notes,
         }
 
     # -- renderings ------------------------------------------------------------------------
@@ -221,6 +227,10 @@ class CheckReport:
         ]
         if cov["never_fired_live"]:
             lines.append("  never fired: " + ", ".join(cov["never_fired_live"]))
+        lines += [f"    {rid}: {why}" for rid, why in cov["never_fired_reasons"].items()]
+        lines += [
+            f"  guard {key} never seen: {why}" for key, why in cov["guards_not_seen_both"].items()
+        ]
         return "\n".join(lines) + "\n"
 
     def write_diagram(self, path: str) -> None:
@@ -287,10 +297,12 @@ def check_policy(
     reference = reference_machine(spec, policy, config_timers(spec, config))
     machine, name = compiled_machine(table)
     owners = _owners(policy)
+    plans = planned(table, policy, timer_values=config_timers(spec, config), owners=owners)
     result = search(
         spec, policy, machine, props, reference=reference, max_examples=max_examples,
-        seed=seed, owners=owners, progress=progress,
+        seed=seed, owners=owners, progress=progress, plans=plans.traces,
     )  # fmt: skip
+    result.coverage.reasons.update(reason_keys(plans))
     report = CheckReport(era, semantics, source, table, found, result, name, strict=strict)
     settings = policy_settings(config)
     report.counterexamples = [_reported(c, source, settings) for c in result.counterexamples]

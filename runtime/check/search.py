@@ -9,23 +9,30 @@ raises an exception of a type of its own, so hypothesis shrinks each property's
 counterexample separately (report_multiple_bugs); the last trace that raised for a
 property, after shrinking, is its minimal counterexample.
 
+Planned traces (runtime.check.plan: paths through the compiled table that reach every
+live transition and both values of every live guard) run first, within the example
+budget; a property one of them violates is shrunk by leaving out steps while the same
+property still fails (`shrink_trace`). The rest of the budget goes to hypothesis, half
+on variations of the planned traces (generate.varied) and half on random traces.
+
 Machines are callables `Trace -> MachineRun` (see runtime.check.machines).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from random import Random
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hseed
+from hypothesis import strategies as st
 
 from compiler.errors import PolicyError
 from compiler.spec import EraSpec
 from runtime.check.builtin import BUILTINS, Context
-from runtime.check.generate import traces
+from runtime.check.generate import sensor_values, traces, varied
 from runtime.check.judge import Violation, violation
 from runtime.check.observe import Moment, record
 from runtime.check.properties import Property
@@ -61,10 +68,12 @@ class Counterexample:
 
 @dataclass
 class Coverage:
-    """Transitions fired and guard outcomes seen over all generated traces."""
+    """Transitions fired and guard outcomes seen over all generated traces; `reasons`
+    says, for a goal the planner could not reach ("14", "14#0 TRUE"), why."""
 
     fired: set[str] = field(default_factory=set)
     outcomes: set[tuple[str, int, str]] = field(default_factory=set)
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -168,53 +177,102 @@ def search(
     owners: Sequence[str] = ("alice",),
     progress: Callable[[int], None] | None = None,
     builtins: bool = True,
+    plans: Sequence[Trace] = (),
 ) -> SearchResult:
-    """Look for counterexamples; deterministic for a given seed."""
+    """Look for counterexamples; deterministic for a given seed. `plans` run first
+    (each counts as an example), hypothesis gets the rest of `max_examples`."""
     coverage = Coverage()
     minimal: dict[str, Counterexample] = {}
     count = 0
-    strategy = traces(spec, _policy_texts(policy), max_steps=max_steps, owners=owners)
+
+    def examine(trace: Trace, covering: bool = True) -> list[Counterexample]:
+        """Every property `trace` violates (a crash of the machine is one)."""
+        try:
+            run = machine(trace)
+        except PolicyError as err:  # e.g. a cascade that never settles: the policy's fault
+            message = f"the machine under test raised {type(err).__name__}: {err}"
+            return [Counterexample("machine-crash", message, trace, (), 0)]
+        ref = reference(trace) if reference is not None else None
+        if covering:
+            coverage.fired.update(f.id for f in run.fired)
+            coverage.outcomes.update(run.outcomes)
+            if ref is not None:
+                coverage.outcomes.update(ref.outcomes)
+        found, _ = judge(spec, policy, trace, run, props, ref, builtins)
+        return [Counterexample(v.name, v.message, trace, run.fired, v.at) for v in found]
+
+    for trace in plans[:max_examples]:
+        count += 1
+        if progress is not None:
+            progress(count)
+        for cx in examine(trace):
+            if cx.name not in minimal:
+                minimal[cx.name] = shrink_trace(cx, lambda t: examine(t, covering=False))
 
     def body(trace: Trace) -> None:
         nonlocal count
         count += 1
         if progress is not None:
             progress(count)
-        try:
-            run = machine(trace)
-        except PolicyError as err:  # e.g. a cascade that never settles: the policy's fault
-            crash = Violation(
-                "machine-crash", 0, f"the machine under test raised {type(err).__name__}: {err}"
-            )
-            minimal[crash.name] = Counterexample(crash.name, crash.message, trace, (), 0)
-            raise _failure(crash.name)(crash) from None
-        ref = reference(trace) if reference is not None else None
-        coverage.fired.update(f.id for f in run.fired)
-        coverage.outcomes.update(run.outcomes)
-        if ref is not None:
-            coverage.outcomes.update(ref.outcomes)
-        found, _ = judge(spec, policy, trace, run, props, ref, builtins)
+        found = examine(trace)
         if found:
             first = found[0]
-            minimal[first.name] = Counterexample(
-                first.name, first.message, trace, run.fired, first.at
-            )
-            raise _failure(first.name)(first)
+            shrunk[first.name] = first
+            raise _failure(first.name)(Violation(first.name, first.at, first.message))
 
-    test = search_settings(max_examples)(given(strategy)(body))
-    test = hseed(seed)(test)
-    try:
-        test()
-    except PropertyFailed:
-        pass
-    except BaseExceptionGroup as group:
-        _, rest = group.split(PropertyFailed)
-        if rest is not None:
-            raise rest from None
+    shrunk: dict[str, Counterexample] = {}
+    if max_examples > count:
+        strategy = traces(spec, _policy_texts(policy), max_steps=max_steps, owners=owners)
+        if plans:
+            values = sensor_values(_policy_texts(policy))
+            strategy = st.one_of(varied(plans, values), strategy)
+        test = search_settings(max_examples - count)(given(strategy)(body))
+        test = hseed(seed)(test)
+        try:
+            test()
+        except PropertyFailed:
+            pass
+        except BaseExceptionGroup as group:
+            _, rest = group.split(PropertyFailed)
+            if rest is not None:
+                raise rest from None
+    for name, cx in shrunk.items():
+        if name not in minimal or len(cx.trace.steps) < len(minimal[name].trace.steps):
+            minimal[name] = cx
     names = tuple(n for n, _ in BUILTINS) if builtins else ()
     names += tuple(p.name for p in props)
     ordered = sorted(minimal.values(), key=lambda c: c.name)
     return SearchResult(count, ordered, coverage, names)
+
+
+#: Runs `shrink_trace` may spend on one counterexample.
+SHRINK_RUNS = 150
+
+
+def shrink_trace(
+    cx: Counterexample, examine: Callable[[Trace], list[Counterexample]]
+) -> Counterexample:
+    """A shorter trace violating the same property: leave out chunks of steps (halves,
+    then quarters, ... single steps) while the property still fails (delta debugging).
+    For planned traces, which hypothesis did not generate and so cannot shrink."""
+    best = cx
+    steps = list(cx.trace.steps)
+    runs = 0
+    chunk = max(1, len(steps) // 2)
+    while runs < SHRINK_RUNS:
+        i, removed = 0, False
+        while i < len(steps) and runs < SHRINK_RUNS:
+            trial = steps[:i] + steps[i + chunk :]
+            runs += 1
+            again = [c for c in examine(replace(cx.trace, steps=tuple(trial))) if c.name == cx.name]
+            if again:
+                steps, best, removed = trial, again[0], True
+            else:
+                i += chunk
+        if chunk == 1 and not removed:
+            break
+        chunk = max(1, chunk // 2) if not removed else chunk
+    return best
 
 
 def search_settings(max_examples: int) -> settings:

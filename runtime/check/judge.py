@@ -44,7 +44,9 @@ class Violation:
     message: str
 
 
-def _literal(value: object) -> A.Expr:
+def literal(value: object, otherwise: A.Expr | None = None) -> A.Expr:
+    """The ClassAd literal of a sensor or job value (None: UNDEFINED); a value of another
+    type gives `otherwise`, or a TypeError without it."""
     match value:
         case None:
             return A.UndefinedLit()
@@ -56,6 +58,8 @@ def _literal(value: object) -> A.Expr:
             return A.Real(value)
         case str():
             return A.String(value)
+        case _ if otherwise is not None:
+            return otherwise
         case _:
             raise TypeError(value)
 
@@ -65,7 +69,7 @@ def holds_at(cond: Condition, m: Moment) -> bool:
         case Pattern():
             return cond.matches(m.state, m.activity)
         case Compare(name=name, op=op, value=value):
-            expr = A.Binary(op, A.AttrRef(name), _literal(value))
+            expr = A.Binary(op, A.AttrRef(name), literal(value))
             return holds(evaluate(expr, m.ad(), None, now=EPOCH + m.t))
         case AllOf(items=items):
             return all(holds_at(c, m) for c in items)

@@ -55,6 +55,7 @@ from compiler.analysis.sat import attribute_refs
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from compiler.table import Row
+from runtime.check.judge import literal
 from runtime.check.reference import AGEING, PolicyExprs, ReferenceSlot
 from runtime.trace import EPOCH, Step, Trace
 
@@ -958,26 +959,13 @@ def _pin(expr: A.Expr, job: Mapping[str, Any], mine: set[str]) -> A.Expr:
     def walk(e: A.Expr) -> A.Expr:
         if isinstance(e, A.AttrRef):
             if e.scope == "TARGET":
-                return _literal(values.get(e.key))
+                return literal(values.get(e.key), A.UndefinedLit())
             if e.scope is None and e.key not in mine and e.key in values:
-                return _literal(values[e.key])
+                return literal(values[e.key], A.UndefinedLit())
             return e
         return A.map_children(e, walk)
 
     return walk(expr)
-
-
-def _literal(value: Any) -> A.Expr:
-    match value:
-        case bool():
-            return A.Boolean(value)
-        case int():
-            return A.Integer(value)
-        case float():
-            return A.Real(value)
-        case str():
-            return A.String(value)
-    return A.UndefinedLit()
 
 
 def _step_key(step: Step) -> Any:

@@ -37,3 +37,27 @@ def scenario_files() -> list[Path]:
 
 def load(path: Path) -> Trace:
     return read_trace(path)
+
+
+def coltrane_trace(steps: list[Any], config: dict[str, str] | None = None, **fields: Any) -> Trace:
+    """A current-era trace of `steps` for a vanilla job of coltrane's, benchmarks off."""
+    return Trace(
+        file="<test>",
+        steps=tuple(steps),
+        era="htcondor-current",
+        config={"RunBenchmarks": "False", **(config or {})},
+        job={"Owner": "coltrane", "JobUniverse": 5, "ImageSize": 1000},
+        **fields,
+    )
+
+
+def scenario_cases() -> list[Any]:
+    """One pytest param per scenario file and semantics it states an expectation for."""
+    import pytest
+
+    return [
+        pytest.param(path, semantics, id=f"{path.parent.name}/{path.stem}/{semantics}")
+        for path in scenario_files()
+        for semantics in ("manual", "code")
+        if load(path).expected(semantics) is not None
+    ]

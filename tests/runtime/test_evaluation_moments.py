@@ -24,7 +24,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from runtime.trace import Step, Trace
-from tests.runtime.support import SCENARIOS, load, run_trace
+from tests.runtime.support import SCENARIOS, coltrane_trace, load, run_trace
 
 SECONDS = st.integers(min_value=1, max_value=40)
 
@@ -34,14 +34,7 @@ def _first(instants: list[float], at_least: float) -> float:
 
 
 def _trace(config: dict[str, str], steps: list[Step], **kw: object) -> Trace:
-    return Trace(
-        file="<test>",
-        steps=tuple(steps),
-        era="htcondor-current",
-        config={"RunBenchmarks": "False", **config},
-        job={"Owner": "coltrane", "JobUniverse": 5, "ImageSize": 1000},
-        **kw,  # type: ignore[arg-type]
-    )
+    return coltrane_trace(steps, config, **kw)
 
 
 @settings(max_examples=40, deadline=None)

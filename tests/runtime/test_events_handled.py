@@ -24,14 +24,9 @@ import pytest
 from compiler.spec import ERAS, SEMANTICS, Pair, load_spec
 from runtime.cli import main
 from runtime.trace import Step, Trace
-from tests.runtime.support import compiled, load, run_trace, scenario_files
+from tests.runtime.support import coltrane_trace, compiled, load, run_trace, scenario_cases
 
-CASES = [
-    pytest.param(path, semantics, id=f"{path.parent.name}/{path.stem}/{semantics}")
-    for path in scenario_files()
-    for semantics in ("manual", "code")
-    if load(path).expected(semantics) is not None
-]
+CASES = scenario_cases()
 
 
 @pytest.mark.parametrize(("path", "semantics"), CASES)
@@ -93,14 +88,7 @@ def test_the_defaults_are_graceful_in_every_era() -> None:
 
 
 def _trace(steps: list[Step], **config: str) -> Trace:
-    return Trace(
-        file="<test>",
-        steps=tuple(steps),
-        era="htcondor-current",
-        config={"RunBenchmarks": "False", **config},
-        job={"Owner": "coltrane", "JobUniverse": 5, "ImageSize": 1000},
-        polling="explicit",
-    )
+    return coltrane_trace(steps, config, polling="explicit")
 
 
 def test_no_transition_takes_the_event() -> None:

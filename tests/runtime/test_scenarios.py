@@ -15,14 +15,9 @@ from pathlib import Path
 import pytest
 
 from compiler.spec import load_spec
-from tests.runtime.support import compiled, load, run_trace, scenario_files
+from tests.runtime.support import compiled, load, run_trace, scenario_cases, scenario_files
 
-CASES = [
-    pytest.param(path, semantics, id=f"{path.parent.name}/{path.stem}/{semantics}")
-    for path in scenario_files()
-    for semantics in ("manual", "code")
-    if load(path).expected(semantics) is not None
-]
+CASES = scenario_cases()
 
 
 @pytest.mark.parametrize(("path", "semantics"), CASES)

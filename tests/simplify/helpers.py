@@ -149,6 +149,19 @@ def guards(
     return st.recursive(atoms(names, consts), extend, max_leaves=10)
 
 
+def logic_over(atom: st.SearchStrategy[A.Expr], max_leaves: int) -> st.SearchStrategy[A.Expr]:
+    """Trees of `&&`, `||` and `!` over `atom`."""
+    return st.recursive(
+        atom,
+        lambda kids: st.one_of(
+            st.builds(lambda lhs, rhs: A.Binary("&&", lhs, rhs), kids, kids),
+            st.builds(lambda lhs, rhs: A.Binary("||", lhs, rhs), kids, kids),
+            st.builds(lambda x: A.Unary("!", x), kids),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
 def ads(
     names: tuple[str, ...] = NAMES, values: list[Any] = ANY_VALUES
 ) -> st.SearchStrategy[dict[str, Any]]:

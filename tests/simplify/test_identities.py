@@ -19,7 +19,7 @@ from compiler.classad import unparse
 from compiler.simplify import simplify
 from compiler.simplify.context import flatten
 from tests.budget import examples
-from tests.simplify.helpers import CONSTS, ads, guards, oracle_eval, refs
+from tests.simplify.helpers import CONSTS, ads, guards, logic_over, oracle_eval, refs
 
 EXAMPLES = examples(60)
 CASES = 8
@@ -36,15 +36,7 @@ def _two_valued() -> st.SearchStrategy[A.Expr]:
         st.builds(lambda r: A.Call("isUndefined", (r,)), refs()),
         st.builds(lambda r: A.Call("isError", (r,)), refs()),
     )
-    return st.recursive(
-        atom,
-        lambda kids: st.one_of(
-            st.builds(lambda lhs, rhs: A.Binary("&&", lhs, rhs), kids, kids),
-            st.builds(lambda lhs, rhs: A.Binary("||", lhs, rhs), kids, kids),
-            st.builds(lambda x: A.Unary("!", x), kids),
-        ),
-        max_leaves=4,
-    )
+    return logic_over(atom, max_leaves=4)
 
 
 def _same_value(e: A.Expr, out: A.Expr, ads_: list[tuple[dict[str, Any], dict[str, Any]]]) -> None:

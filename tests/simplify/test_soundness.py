@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 from compiler.classad import ast as A
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify
 from tests.budget import examples
-from tests.simplify.helpers import ads, guards, normalise, oracle_eval, project_evaluator
+from tests.simplify.helpers import (
+    ads,
+    guards,
+    logic_over,
+    normalise,
+    oracle_eval,
+    project_evaluator,
+)
 
 CASES_PER_GUARD = 12
 EXAMPLES = examples(120)
@@ -124,15 +131,7 @@ def _two_valued_guards() -> st.SearchStrategy[A.Expr]:
         st.sampled_from([A.AttrRef("a"), A.AttrRef("b"), A.AttrRef(["MY", "a"][1], "MY")]),
         st.sampled_from([A.Integer(60), A.Integer(300), A.Real(899.5), A.Integer(900)]),
     )
-    return st.recursive(
-        atom,
-        lambda kids: st.one_of(
-            st.builds(lambda lhs, rhs: A.Binary("&&", lhs, rhs), kids, kids),
-            st.builds(lambda lhs, rhs: A.Binary("||", lhs, rhs), kids, kids),
-            st.builds(lambda x: A.Unary("!", x), kids),
-        ),
-        max_leaves=9,
-    )
+    return logic_over(atom, max_leaves=9)
 
 
 @settings(max_examples=EXAMPLES)

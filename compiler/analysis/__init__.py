@@ -25,10 +25,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from compiler.analysis import lints
-from compiler.analysis.context import Analysis, knob_expr
+from compiler.analysis.context import Analysis, conj, fails, knob_expr
 from compiler.analysis.findings import CODES, FAILING, SEVERITIES, Finding, Severity
 from compiler.analysis.lints import KnownNames, known_names
-from compiler.analysis.sat import Satisfiability, Witness, always, satisfiable
+from compiler.analysis.sat import Satisfiability, Witness, always, attribute_refs, satisfiable
 from compiler.analysis.table_checks import CHECKS, reachable_pairs
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
@@ -49,6 +49,9 @@ __all__ = [
     "Witness",
     "always",
     "analyse",
+    "attribute_refs",
+    "conj",
+    "fails",
     "known_names",
     "reachable_pairs",
     "satisfiable",

@@ -48,13 +48,10 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from compiler import StateTable
-from compiler.analysis import Analysis, reachable_pairs
-from compiler.analysis.context import conj, fails
-from compiler.analysis.sat import attribute_refs
+from compiler import Row, StateTable
+from compiler.analysis import Analysis, attribute_refs, conj, fails, reachable_pairs
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
-from compiler.table import Row
 from runtime.check.judge import literal
 from runtime.check.reference import AGEING, PolicyExprs, ReferenceSlot
 from runtime.trace import EPOCH, Step, Trace

@@ -50,4 +50,9 @@ def decided_by_domain(e: A.Expr, ctx: Ctx) -> A.Expr | None:
     return _LITERAL_OF_TRUTH[next(iter(found))]
 
 
-_LITERAL_OF_TRUTH = {"T": TRUE, "F": FALSE, "U": A.UndefinedLit(), "E": A.ErrorLit()}
+_LITERAL_OF_TRUTH: dict[str, A.Expr] = {
+    "T": TRUE,
+    "F": FALSE,
+    "U": A.UndefinedLit(),
+    "E": A.ErrorLit(),
+}

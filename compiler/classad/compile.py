@@ -969,15 +969,17 @@ class CompiledExpr:
             mine = last[3]
         else:
             mine = self._scopes(my, target)
-        if now is None and ctx is None:
-            rt = _default_runtime if _default_runtime is not None else _runtime(None, None)
+        if now is None and ctx is None and _default_runtime is not None:
+            rt = _default_runtime
         else:
             rt = _runtime(now, ctx)
         if self.calls >= 0:
             self._warm()
         try:
             value = self.fn(mine, rt)
-            if type(value) in _PLAIN or value is UNDEFINED or value is ERROR:
+            if value is True or value is False or type(value) in _PLAIN:
+                return value
+            if value is UNDEFINED or value is ERROR:
                 return value
             # Converting a deep list or ad recurses as deeply as evaluating it.
             return to_python(value, rt.eval_node)

@@ -55,6 +55,16 @@ FAST = [
 GAPS = {
     ("Hold_If_Cpus_Exceeded", "condor-6.8", "code"),
     ("Preempt_If_Cpus_Exceeded", "condor-6.8", "code"),
+    # Since the 6.x CpuBusyTime relation joined the analysis (0 unless CpuBusy holds,
+    # findings.md), the oracle leaves SUSPEND/CONTINUE at Claimed/Suspended undecided
+    # under the policies that read CpuBusyTime (kind "undecided": rows 14/15 and their
+    # guards' TRUE outcome): the planner does not yet solve with that relation.
+    *(
+        (t, era, s)
+        for t in ("Desktop", "UWCS_Desktop")
+        for era in ("condor-6.4", "condor-6.8")
+        for s in ("manual", "code")
+    ),
 }
 SLOW = [
     pytest.param(t, era, s, marks=[pytest.mark.xfail(strict=True, reason="planner gap")])

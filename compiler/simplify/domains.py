@@ -216,13 +216,11 @@ def _clear_interned() -> None:
 
 def _intern(domains: tuple[tuple[str, Domain], ...], assume: tuple) -> Env:
     """One object per distinct content, so Env compares and hashes by identity (fast).
-    `domains` is interned already (`_domain_items`), so its id stands for its content."""
-    key = (id(domains), assume)
-    env = _ENVS.get(key)
-    if env is None:
-        if len(_ENVS) > 1024:
-            _clear_interned()
-            domains = _DOMAIN_TUPLES.setdefault(domains, domains)
-            key = (id(domains), assume)
-        env = _ENVS[key] = Env(domains, assume)
-    return env
+    Every Env holds the interned domain tuple, whose id then stands for its content."""
+    env = _ENVS.get((id(domains), assume))
+    if env is not None and env.domains is domains:
+        return env
+    if len(_ENVS) > 1024:
+        _clear_interned()
+    domains = _DOMAIN_TUPLES.setdefault(domains, domains)
+    return _ENVS.setdefault((id(domains), assume), Env(domains, assume))

@@ -45,6 +45,7 @@ from compiler.errors import PolicyError
 from compiler.expand import Expander
 from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
+from compiler.simplify.domains import pair_facts
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
 from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable, Status
@@ -347,10 +348,12 @@ def _row(
     assume: dict[str, Value],
     domains: Mapping[str, Domain],
 ) -> Row:
+    state, activity = transition.source.state, transition.source.activity
     fixed = {
+        **pair_facts(state, activity, (p.name for p in spec.predicates)),
         **assume,
-        "State": transition.source.state,
-        "Activity": transition.source.activity,
+        "State": state,
+        "Activity": activity,
     }
     triggers: list[CompiledGuard | None] = []
     combined: list[A.Expr] = []
@@ -470,7 +473,7 @@ def reachable_pairs(spec: EraSpec, rows: Iterable[Row]) -> frozenset[Pair]:
             row = by_id.get(t.id)
             if row is None or row.status == "dead":
                 continue
-            for target in t.targets:
+            for target in row.possible_targets:
                 if target not in seen:
                     seen.add(target)
                     todo.append(target)

@@ -249,6 +249,29 @@ class Row:
             policy_status=policy_status,
         )
 
+    @property
+    def possible_targets(self) -> tuple[Pair, ...]:
+        """The targets a live row can enter: every one for a plain target; for a `State/*`
+        row, the activities its firing triggers force, and, when a trigger leaves the choice
+        to the activity choice, the choices up to the first that always holds, skipping
+        those that never do (WANT_VACATE always TRUE: Preempting/Killing is never chosen)."""
+        t = self.transition
+        if not t.target.is_wildcard:
+            return t.targets
+        can = [c is None or c.status != "dead" for c in self.triggers]
+        wanted = {x.activity for x, ok in zip(t.triggers, can, strict=True) if ok and x.activity}
+        if any(ok and not x.activity for x, ok in zip(t.triggers, can, strict=True)):
+            for choice, compiled in zip(t.activity_choice, self.choices, strict=True):
+                if compiled.status == "dead":
+                    continue
+                wanted.add(choice.activity)
+                if compiled.status == "always":
+                    break
+            else:
+                if not t.activity_choice:
+                    return t.targets
+        return tuple(p for p in t.targets if p.activity in wanted)
+
 
 @dataclass(frozen=True, slots=True)
 class StateTable:

@@ -7,6 +7,7 @@ Stage: static analysis support; pure functions over a `StateTable`.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -17,7 +18,7 @@ from compiler.classad import ast as A
 from compiler.classad import compile_expr, parse
 from compiler.program import Knob
 from compiler.simplify import Domain
-from compiler.simplify.domains import STARTD_RELATIONS
+from compiler.simplify.domains import ALL_PREDICATES, PREDICATE_RELATIONS, STARTD_RELATIONS
 from compiler.simplify.threevl import tv_of_value
 from compiler.table import CompiledGuard, Row, StateTable
 
@@ -30,6 +31,8 @@ PUBLISHED_NUMBERS = (
     "TotalJobSuspendTime", "TotalClaimRunTime", "TotalClaimSuspendTime", "ImageSize_RAW",
     "PreemptingRank", "RetirementTimeRemaining", "MachineMaxVacateTime", "Mips", "KFlops",
 )  # fmt: skip
+#: Most predicates `Analysis.impossible` enumerates (2^n assignments).
+MAX_ENUMERATED = 10
 #: Suffix given to state-bound attributes of "the other" pair in two-pair questions.
 AFTER = "__after"
 
@@ -107,7 +110,44 @@ class Analysis:
         busy = self.table.program.expression(rule.expression)
         if busy is not None:
             out += cpu_busy_relations(rule.expression, busy, rule.publish)
+        names = set(self.predicates)
+        for rel in PREDICATE_RELATIONS:
+            if all(a in names for a in rel.attributes if a in ALL_PREDICATES):
+                out.append((frozenset(a.lower() for a in rel.attributes), parse(rel.text)))
         return tuple(out)
+
+    @cached_property
+    def proof_relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
+        """`relations` and those this configuration adds (`_configured_relations`): what
+        `impossible` assumes. The table's statuses (compile) know the pair facts of
+        PREDICATE_RELATIONS, not these, so `sat` leaves them out and agrees with it."""
+        return (*self.relations, *self._configured_relations())
+
+    def _configured_relations(self) -> list[tuple[frozenset[str], A.Expr]]:
+        """Relations this configuration adds to PREDICATE_RELATIONS (the runtime's and
+        the reference's helpers, base.yaml `helpers`): a MaxJobRetirementTime that is
+        never above 0 gives NO_RETIREMENT; a CLAIM_WORKLIFE that is UNDEFINED or below 0
+        never expires a claim (Claim::claimWorklifeExpired)."""
+        out: list[tuple[frozenset[str], A.Expr]] = []
+        names = set(self.predicates)
+        limit = self.table.program.expression(self.table.spec.helpers.retirement.limit)
+        if {"RetirementExpired", "MayUnretire"} <= names and limit is not None:
+            above = A.Binary("=?=", A.Binary(">", limit, A.Integer(0)), A.Boolean(True))
+            if _never_positive(limit) or self._plain(above, None, ("T",)).verdict == "unsat":
+                for text in NO_RETIREMENT:
+                    rel = parse(text)
+                    out.append((frozenset(_names(rel) - {"state", "activity"}), rel))
+        if "ClaimWorklifeExpired" in names:
+            try:
+                knob = self.table.program.knob("CLAIM_WORKLIFE")
+            except KeyError:
+                knob = None
+            worklife = knob_expr(knob) if knob is not None else None
+            if knob is not None and worklife is None and knob.source == "default":
+                worklife = knob.expr
+            if worklife is not None and _never_counts(worklife):
+                out.append((frozenset({"claimworklifeexpired"}), parse("!ClaimWorklifeExpired")))
+        return out
 
     def sat(
         self,
@@ -128,6 +168,43 @@ class Analysis:
                 found = self._related(e, assume, want, rels)
             self._cache[key] = found
         return found
+
+    def impossible(self, e: A.Expr, assume: dict[str, Any] | None = None) -> bool:
+        """A proof that `e` is never TRUE in a slot ad the startd can publish (with the
+        values `assume` fixes): for every assignment of the predicates `e` names, and of
+        those the relations about them name in turn, that the predicate relations allow,
+        the region oracle proves `e` not TRUE. Relations naming other attributes are
+        left out, which only adds situations, so the proof stays sound. False when no
+        proof is found (the goal may still be impossible)."""
+        fixed = dict(assume or {})
+        preds = set(self.predicates)
+        names = {n for n in _names(e) if n in {p.lower() for p in preds}}
+        spelled = {p.lower(): p for p in preds}
+        chosen: list[A.Expr] = []
+        pending = [
+            (about, rel) for about, rel in self.proof_relations
+            if {n for n in _names(rel)} <= {p.lower() for p in preds} | {"state", "activity"}
+        ]  # fmt: skip
+        grew = True
+        while grew:
+            grew = False
+            for about, rel in list(pending):
+                if about & names:
+                    chosen.append(rel)
+                    names |= {n for n in _names(rel) if n in spelled}
+                    pending.remove((about, rel))
+                    grew = True
+        if len(names) > MAX_ENUMERATED:
+            return False
+        order = sorted(names)
+        checks = [compile_expr(rel) for rel in chosen]
+        for combo in itertools.product((False, True), repeat=len(order)):
+            values = {**fixed, **{spelled[n]: v for n, v in zip(order, combo, strict=True)}}
+            if not all(tv_of_value(check(values, None)) == "T" for check in checks):
+                continue
+            if self._plain(e, values, ("T",)).verdict != "unsat":
+                return False
+        return True
 
     def _relevant(self, e: A.Expr) -> tuple[A.Expr, ...]:
         """The relations about the attributes of `e`, and about the attributes those
@@ -216,6 +293,45 @@ class Analysis:
         except KeyError:
             return None
         return knob_expr(knob)
+
+
+#: What a MaxJobRetirementTime never above 0 guarantees (Resource::evalRetirementRemaining:
+#: the remaining retirement is 0 unless a peaceful shutdown made it unlimited, and that
+#: retirement is irreversible). Claimed/Busy is left at once on a peaceful shutdown and
+#: re-entered only by activation or unretirement, neither peaceful, so its job has no
+#: time left. Claimed/Retiring is entered only irreversibly: a reversible retirement (a
+#: preempting claim while Busy) finds no time left and preempts in the same pass.
+NO_RETIREMENT = (
+    "RetirementExpired || !MayUnretire",
+    'State =!= "Claimed" || Activity =!= "Busy" || RetirementExpired',
+    'State =!= "Claimed" || Activity =!= "Retiring" || !MayUnretire',
+)
+
+
+def _never_positive(e: A.Expr) -> bool:
+    """Every value `e` can have is a number <= 0, UNDEFINED or ERROR: each branch of its
+    conditionals is (`ifThenElse(CpusUsage > Cpus + 0.8, -1, 0)`, Preempt_If_Cpus_Exceeded),
+    whatever the conditions."""
+    match e:
+        case A.Conditional(then=a, otherwise=b):
+            return _never_positive(a) and _never_positive(b)
+        case A.Call(name=name, args=(_, a, b)) if name.lower() == "ifthenelse":
+            return _never_positive(a) and _never_positive(b)
+        case _:
+            return _never_counts(e) or (isinstance(e, A.Integer | A.Real) and e.value <= 0)
+
+
+def _never_counts(e: A.Expr) -> bool:
+    """A CLAIM_WORKLIFE that never makes a claim expire: UNDEFINED (empty: forever) or
+    a negative number (Claim::claimWorklifeExpired tests `>= 0` first)."""
+    match e:
+        case A.UndefinedLit():
+            return True
+        case A.Integer(value=v) | A.Real(value=v):
+            return v < 0
+        case A.Unary(op="-", operand=A.Integer(value=v) | A.Real(value=v)):
+            return v > 0
+    return False
 
 
 def _names(e: A.Expr) -> set[str]:

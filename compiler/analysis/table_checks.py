@@ -201,7 +201,7 @@ def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:
         verdicts = trigger_verdicts(an, row)
         if verdicts and all(v == "unsat" for v in verdicts.values()):
             continue
-        for target in row.transition.targets:
+        for target in row.possible_targets:
             edges.setdefault(row.source, set()).add((target.state, target.activity))
     return edges
 

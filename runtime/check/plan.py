@@ -180,6 +180,7 @@ class _Planner:
         self._witnesses: dict[Any, dict[str, Any] | None] = {}
         self._names: dict[A.Expr, frozenset[str]] = {}
         self._goal_exprs: dict[Goal, A.Expr] = {}
+        self._transient: dict[Any, str] = {}
         self.hows = {e.name: e.how for e in self.spec.events}
         self.rows_from: dict[tuple[str, str], list[Row]] = {}
         self.immediate: dict[tuple[str, str], list[A.Expr]] = {}
@@ -382,6 +383,121 @@ class _Planner:
         for other in ways[1:]:
             out = A.Binary("||", out, other)
         return out
+
+    def proof(self, goal: Goal) -> str:
+        """Why `goal` cannot happen in any slot ad the startd can publish in its pair
+        (the region oracle with the table's domains and the relations the startd
+        guarantees, `Analysis.relations`), or "" when no proof is found. A guard goal:
+        no evaluation pass reaches the trigger with that value. A fire goal: no policy
+        or immediate trigger of the row can fire, and its events and timers cannot
+        happen because the slot leaves the pair in the instant it enters (`transient`)."""
+        row = self.table.row(goal.row)
+        pair = row.source
+        assume = self.an.assume(pair)
+        label = f"{pair[0]}/{pair[1]}"
+        at_entry = self.left_at_entry(pair)
+        if at_entry:
+            for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
+                if (
+                    trig.kind == "immediate"
+                    and compiled is not None
+                    and goal.kind == "fire"
+                    and not self.an.impossible(compiled.expr, assume)
+                ):
+                    return ""
+            return at_entry
+        if goal.kind == "guard":
+            if not self.an.impossible(self.goal_expr(goal), assume):
+                return ""
+            value = "TRUE" if goal.outcome == "T" else "not TRUE"
+            return (
+                f"in no slot ad the startd can publish in {label} does an evaluation pass "
+                f"reach this guard with the value {value} (the region oracle, with the "
+                "relations the startd guarantees between its predicates)"
+            )
+        ways: list[A.Expr] = []
+        events = False
+        for index, (trig, compiled) in enumerate(
+            zip(row.transition.triggers, row.triggers, strict=True)
+        ):
+            if trig.kind == "policy" and compiled is not None:
+                ways.append(conj([compiled.expr, *self.earlier(row, index)]))
+            elif trig.kind == "immediate" and compiled is not None:
+                ways.append(compiled.expr)
+            elif compiled is None or not self.an.impossible(compiled.expr, assume):
+                events = True  # an event or timer, unguarded or with a guard that may hold
+        why = self.transient(pair) if events else "no event or timer can fire it there"
+        if not why:
+            return ""
+        for way in ways:
+            if not self.an.impossible(way, assume):
+                return ""
+        guards = "no trigger of its evaluation can fire there (the region oracle)"
+        return f"{why}; {guards}" if ways else why
+
+    def left_at_entry(self, pair: tuple[str, str]) -> str:
+        """Why nothing but an immediate step ever happens in `pair`, or "": in every slot
+        ad the startd can publish there one of its immediate steps holds, and they are
+        tried on every entry (and at start-up), before any evaluation pass or event."""
+        key = ("entry", pair)
+        if key not in self._transient:
+            stay = [
+                fails(compiled.expr)
+                for row in self.rows_from.get(pair, [])
+                if pair not in [(t.state, t.activity) for t in row.transition.targets]
+                for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True)
+                if trig.kind == "immediate" and compiled is not None
+            ]  # fmt: skip
+            proved = bool(stay) and self.an.impossible(conj(stay), self.an.assume(pair))
+            self._transient[key] = (
+                f"the slot leaves {pair[0]}/{pair[1]} on entry by an immediate step, in "
+                "every slot ad the startd can publish there: no evaluation pass and no "
+                "event ever happens in it"
+            ) if proved else ""  # fmt: skip
+        return self._transient[key]
+
+    def transient(self, pair: tuple[str, str]) -> str:
+        """Why no event or timer can happen in `pair`, or "": every entry into it runs an
+        evaluation pass at once (`evaluate_on_entry`, or the initial pair no row enters,
+        evaluated at start-up), and in every slot ad the startd can publish there some
+        step of that pass leaves the pair."""
+        if pair not in self._transient:
+            self._transient[pair] = self._transient_reason(pair)
+        return self._transient[pair]
+
+    def _transient_reason(self, pair: tuple[str, str]) -> str:
+        spec = self.spec
+        try:
+            on_entry = spec.pair(f"{pair[0]}/{pair[1]}").evaluate_on_entry
+        except KeyError:
+            on_entry = False
+        initial = (spec.initial.state, spec.initial.activity) == pair
+        if not on_entry:
+            entered = any(
+                row.status != "dead"
+                and pair in [(t.state, t.activity) for t in row.transition.targets]
+                for row in self.table.rows
+            )
+            if not initial or entered:
+                return ""
+        stay: list[A.Expr] = []
+        for row in self.rows_from.get(pair, []):
+            if pair in [(t.state, t.activity) for t in row.transition.targets]:
+                continue
+            for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
+                if trig.kind in ("policy", "immediate") and compiled is not None:
+                    stay.append(fails(compiled.expr))
+        if not stay or not self.an.impossible(conj(stay), self.an.assume(pair)):
+            return ""
+        when = (
+            "every entry runs an evaluation pass at once"
+            if on_entry
+            else ("it is entered only at start-up, which runs an evaluation pass at once")
+        )
+        return (
+            f"the slot leaves {pair[0]}/{pair[1]} in the instant it enters ({when}, and "
+            "in every slot ad the startd can publish there a step of it fires)"
+        )
 
     def earlier(self, row: Row, index: int) -> list[A.Expr]:
         """`fails(guard)` of every step of the evaluation order before policy trigger
@@ -850,7 +966,11 @@ def _trace(table: StateTable, header: _Header, steps: tuple[Step, ...]) -> Trace
 #: asks for also flip a predicate it assumed (the policy ties them together, which the
 #: oracle, reading predicates as free booleans, cannot see). The others ("unreached",
 #: "no-event", "unrealised", "undecided") are gaps of the planner.
-EXPLAINED = frozenset({"transient", "blocked", "impossible", "correlated"})
+EXPLAINED = frozenset({"never", "transient", "blocked", "impossible", "correlated"})
+#: Kinds that are proofs, not observations: the goal cannot happen under the policy in any
+#: slot ad the startd can publish ("never": the region oracle with the startd's
+#: relations; "blocked": the compiled table). Coverage counts only the other goals.
+PROVED = frozenset({"never", "blocked"})
 
 
 def _reason(
@@ -863,6 +983,9 @@ def _reason(
     samples: Mapping[tuple[str, str], list[_Node]],
 ) -> tuple[str, str]:
     """(kind, text) of why `goal` was not covered."""
+    proof = planner.proof(goal)
+    if proof:
+        return "never", proof
     row = planner.table.row(goal.row)
     pair = f"{row.source[0]}/{row.source[1]}"
     stopped = f" (the planner stopped after {budget} moves)" if exhausted else ""
@@ -1003,11 +1126,14 @@ def planned(
     )  # fmt: skip
 
 
-def reason_keys(plans: Plans) -> dict[str, str]:
+def reason_keys(plans: Plans, *, proved: bool = False) -> dict[str, str]:
     """`Plans.reasons` keyed as the coverage report names things: a row id, or
-    "<row id>#<trigger> TRUE" / "... not TRUE" for a guard."""
+    "<row id>#<trigger> TRUE" / "... not TRUE" for a guard; with `proved`, only the
+    goals proved impossible (PROVED kinds)."""
     out: dict[str, str] = {}
     for goal, reason in sorted(plans.reasons.items()):
+        if proved and plans.kinds.get(goal) not in PROVED:
+            continue
         if goal.kind == "fire":
             out[goal.row] = reason
         else:
@@ -1029,17 +1155,23 @@ def coverage_notes(
     fired: set[str],
     outcomes: set[tuple[str, int, str]],
     reasons: Mapping[str, str],
+    proved: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Coverage keys besides the historic ones: the live policy guards (a guard of a
-    live row from a reachable pair whose compiled status is neither dead nor always),
-    how many were seen both TRUE and not TRUE, and a reason for every live row never
-    fired and every live guard not seen both ways."""
+    live row from a reachable pair whose compiled status is neither dead nor always,
+    and that no proof shows constant where it is evaluated), how many were seen both
+    TRUE and not TRUE, and a reason for every live row never fired and every live guard
+    not seen both ways. `proved` (keys as `reason_keys`) are goals proved impossible:
+    such a row is not live, such a guard not live either."""
+    proved = proved or {}
     wanted = goals(table, reachable)
-    live_rows = [g.row for g in wanted if g.kind == "fire"]
+    live_rows = [g.row for g in wanted if g.kind == "fire" and g.row not in proved]
     both: dict[tuple[str, int], set[str]] = {}
     for g in wanted:
         if g.kind == "guard":
-            both.setdefault((g.row, g.trigger), set()).add(g.outcome)
+            label = f"{g.row}#{g.trigger} {'TRUE' if g.outcome == 'T' else 'not TRUE'}"
+            if label not in proved and g.row not in proved:
+                both.setdefault((g.row, g.trigger), set()).add(g.outcome)
     live_guards = [k for k, v in both.items() if v == {"T", "notT"}]
     seen: dict[tuple[str, int], set[str]] = {}
     for rid, index, tv in outcomes:
@@ -1057,4 +1189,5 @@ def coverage_notes(
             rid: reasons.get(rid, NOT_ON_COMPILED) for rid in live_rows if rid not in fired
         },
         "guards_not_seen_both": guard_reasons,
+        "never_possible": dict(proved),
     }

@@ -95,7 +95,12 @@ class CheckReport:
 
         reachable = reachable_pairs(Analysis(self.table))
         rows = [r.id for r in self.table.rows]
-        live = [r.id for r in self.table.rows if r.status != "dead" and r.source in reachable]
+        proved = self.result.coverage.proved
+        live = [
+            r.id
+            for r in self.table.rows
+            if r.status != "dead" and r.source in reachable and r.id not in proved
+        ]
         fired = sorted(self.result.coverage.fired & set(rows), key=rows.index)
         guards = [
             (r.id, i)
@@ -110,7 +115,7 @@ class CheckReport:
             "T" in seen.get(g, set()) and seen.get(g, set()) - {"T"})]  # fmt: skip
         notes = coverage_notes(
             self.table, frozenset(reachable), set(fired), self.result.coverage.outcomes,
-            self.result.coverage.reasons,
+            self.result.coverage.reasons, proved,
         )  # fmt: skip
         return {
             "traces": self.result.examples,
@@ -223,8 +228,12 @@ class CheckReport:
             f"Coverage: {cov['transitions_fired']} of {cov['transitions_live']} live transitions "
             f"from reachable pairs fired ({cov['transitions_total']} rows); policy guards evaluated "
             f"{cov['guards_evaluated']} of {cov['guards_total']}, seen both TRUE and not TRUE "
-            f"{cov['guards_true_and_not_true']}",
+            f"{cov['guards_true_and_not_true']} (live guards: {cov['guards_live_true_and_not_true']} "
+            f"of {cov['guards_live']})",
         ]
+        if cov["never_possible"]:
+            lines.append("  proved impossible under this policy (not counted as live):")
+            lines += [f"    {key}: {why}" for key, why in cov["never_possible"].items()]
         if cov["never_fired_live"]:
             lines.append("  never fired: " + ", ".join(cov["never_fired_live"]))
         lines += [f"    {rid}: {why}" for rid, why in cov["never_fired_reasons"].items()]
@@ -303,6 +312,7 @@ def check_policy(
         seed=seed, owners=owners, progress=progress, plans=plans.traces,
     )  # fmt: skip
     result.coverage.reasons.update(reason_keys(plans))
+    result.coverage.proved.update(reason_keys(plans, proved=True))
     report = CheckReport(era, semantics, source, table, found, result, name, strict=strict)
     settings = policy_settings(config)
     report.counterexamples = [_reported(c, source, settings) for c in result.counterexamples]

@@ -74,6 +74,8 @@ class Coverage:
     fired: set[str] = field(default_factory=set)
     outcomes: set[tuple[str, int, str]] = field(default_factory=set)
     reasons: dict[str, str] = field(default_factory=dict)
+    #: Goals proved impossible under the policy (keys as `reasons`): not counted as live.
+    proved: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -17,7 +17,7 @@ from compiler.analysis.sat import Satisfiability, machine_domains, satisfiable
 from compiler.classad import ast as A
 from compiler.classad import compile_expr, parse
 from compiler.program import Knob
-from compiler.simplify import Domain
+from compiler.simplify import Domain, simplify
 from compiler.simplify.domains import ALL_PREDICATES, PREDICATE_RELATIONS, STARTD_RELATIONS
 from compiler.simplify.threevl import tv_of_value
 from compiler.table import CompiledGuard, Row, StateTable
@@ -132,6 +132,18 @@ class Analysis:
         names = set(self.predicates)
         limit = self.table.program.expression(self.table.spec.helpers.retirement.limit)
         if {"RetirementExpired", "MayUnretire"} <= names and limit is not None:
+            # Whatever the limit: a limit that is not above 0 leaves no time, unless a
+            # peaceful shutdown (irreversible) made it unlimited, which a limit equal to
+            # `peaceful_unlimited_unless` prevents.
+            unless = self.table.spec.helpers.retirement.peaceful_unlimited_unless
+            positive = A.Binary("=?=", A.Binary(">", limit, A.Integer(0)), A.Boolean(True))
+            peaceful = A.Binary(
+                "&&",
+                parse("!MayUnretire"),
+                A.Binary("=!=", limit, parse(str(unless))),
+            )
+            rel = A.Binary("||", A.Binary("||", parse("RetirementExpired"), positive), peaceful)
+            out.append((frozenset({"retirementexpired", "mayunretire"}), rel))
             above = A.Binary("=?=", A.Binary(">", limit, A.Integer(0)), A.Boolean(True))
             if _never_positive(limit) or self._plain(above, None, ("T",)).verdict == "unsat":
                 for text in NO_RETIREMENT:
@@ -178,19 +190,18 @@ class Analysis:
         proof is found (the goal may still be impossible)."""
         fixed = dict(assume or {})
         preds = set(self.predicates)
-        names = {n for n in _names(e) if n in {p.lower() for p in preds}}
         spelled = {p.lower(): p for p in preds}
-        chosen: list[A.Expr] = []
-        pending = [
-            (about, rel) for about, rel in self.proof_relations
-            if {n for n in _names(rel)} <= {p.lower() for p in preds} | {"state", "activity"}
-        ]  # fmt: skip
+        plain = set(spelled) | {"state", "activity"}
+        names = {n for n in _names(e) if n in spelled}
+        chosen: list[A.Expr] = []  # about predicates (and the pair) only
+        sensed: list[A.Expr] = []  # naming sensors too: conjoined to `e`
+        pending = list(self.proof_relations)
         grew = True
         while grew:
             grew = False
             for about, rel in list(pending):
                 if about & names:
-                    chosen.append(rel)
+                    (chosen if _names(rel) <= plain else sensed).append(rel)
                     names |= {n for n in _names(rel) if n in spelled}
                     pending.remove((about, rel))
                     grew = True
@@ -198,11 +209,16 @@ class Analysis:
             return False
         order = sorted(names)
         checks = [compile_expr(rel) for rel in chosen]
+        goal = conj([e, *sensed])
         for combo in itertools.product((False, True), repeat=len(order)):
             values = {**fixed, **{spelled[n]: v for n, v in zip(order, combo, strict=True)}}
             if not all(tv_of_value(check(values, None)) == "T" for check in checks):
                 continue
-            if self._plain(e, values, ("T",)).verdict != "unsat":
+            # Simplified with the pair and the predicates first, so that a condition
+            # written twice (PREEMPT, and MaxJobRetirementTime in the relation) reads
+            # the same in both.
+            folded = simplify(goal, domains=self.domains, assume=values).expr if sensed else goal
+            if self._plain(_given_conjuncts(folded), values, ("T",)).verdict != "unsat":
                 return False
         return True
 
@@ -306,6 +322,41 @@ NO_RETIREMENT = (
     'State =!= "Claimed" || Activity =!= "Busy" || RetirementExpired',
     'State =!= "Claimed" || Activity =!= "Retiring" || !MayUnretire',
 )
+
+
+#: Operators whose value is TRUE, FALSE, UNDEFINED or ERROR only: a conjunct of this
+#: kind is TRUE whenever the conjunction is.
+_BOOLEAN_OPS = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!=", "!"})
+
+
+def _given_conjuncts(e: A.Expr) -> A.Expr:
+    """`e` with each boolean-valued conjunct of its top-level `&&` chain written TRUE
+    inside the other conjuncts (`c && ifThenElse(c, -1, 0) > 0` becomes `c && -1 > 0`).
+    Sound for "never TRUE": the conjunction is TRUE only where every such conjunct is
+    TRUE, and there the rewritten conjuncts have their old values."""
+    parts: list[A.Expr] = []
+
+    def flatten(x: A.Expr) -> None:
+        if isinstance(x, A.Binary) and x.op == "&&":
+            flatten(x.left)
+            flatten(x.right)
+        else:
+            parts.append(x)
+
+    flatten(e)
+    atoms = [
+        p for p in parts
+        if isinstance(p, A.Binary | A.Unary) and p.op in _BOOLEAN_OPS
+    ]  # fmt: skip
+    if not atoms:
+        return e
+
+    def given(x: A.Expr, skip: A.Expr) -> A.Expr:
+        if x != skip and any(x == a for a in atoms if a is not skip):
+            return A.Boolean(True)
+        return A.map_children(x, lambda y: given(y, skip))
+
+    return conj([given(p, p) if p not in atoms else p for p in parts])
 
 
 def _never_positive(e: A.Expr) -> bool:

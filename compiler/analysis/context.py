@@ -13,12 +13,17 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
-from compiler.analysis.sat import Satisfiability, machine_domains, satisfiable
+from compiler.analysis.sat import Satisfiability, Witness, machine_domains, satisfiable
 from compiler.classad import ast as A
 from compiler.classad import compile_expr, parse
 from compiler.program import Knob
 from compiler.simplify import Domain, simplify
-from compiler.simplify.domains import ALL_PREDICATES, PREDICATE_RELATIONS, STARTD_RELATIONS
+from compiler.simplify.domains import (
+    ALL_PREDICATES,
+    PREDICATE_RELATIONS,
+    STARTD_RELATIONS,
+    pair_facts,
+)
 from compiler.simplify.threevl import tv_of_value
 from compiler.table import CompiledGuard, Row, StateTable
 
@@ -96,7 +101,13 @@ class Analysis:
         return doms
 
     def assume(self, pair: tuple[str, str], suffix: str = "") -> dict[str, Any]:
-        return {f"State{suffix}": pair[0], f"Activity{suffix}": pair[1]}
+        """The values the pair fixes: State, Activity and the predicates the pair decides
+        (`pair_facts`, as compile assumes them; only for the pair itself, unsuffixed)."""
+        out: dict[str, Any] = {}
+        if not suffix:
+            out.update(pair_facts(pair[0], pair[1], self.predicates))
+        out.update({f"State{suffix}": pair[0], f"Activity{suffix}": pair[1]})
+        return out
 
     @cached_property
     def relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
@@ -110,18 +121,21 @@ class Analysis:
         busy = self.table.program.expression(rule.expression)
         if busy is not None:
             out += cpu_busy_relations(rule.expression, busy, rule.publish)
-        names = set(self.predicates)
-        for rel in PREDICATE_RELATIONS:
-            if all(a in names for a in rel.attributes if a in ALL_PREDICATES):
-                out.append((frozenset(a.lower() for a in rel.attributes), parse(rel.text)))
         return tuple(out)
 
     @cached_property
     def proof_relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
-        """`relations` and those this configuration adds (`_configured_relations`): what
-        `impossible` assumes. The table's statuses (compile) know the pair facts of
-        PREDICATE_RELATIONS, not these, so `sat` leaves them out and agrees with it."""
-        return (*self.relations, *self._configured_relations())
+        """`relations`, the predicate relations (PREDICATE_RELATIONS) and those this
+        configuration adds (`_configured_relations`): what `impossible` assumes. `sat`
+        knows of PREDICATE_RELATIONS only the pair facts they decide (`assume`), as the
+        table's statuses (compile) do, so the two agree; a witness search with every
+        predicate relation conjoined would also ask for a value of every predicate."""
+        names = set(self.predicates)
+        out = list(self.relations)
+        for rel in PREDICATE_RELATIONS:
+            if all(a in names for a in rel.attributes if a in ALL_PREDICATES):
+                out.append((frozenset(a.lower() for a in rel.attributes), parse(rel.text)))
+        return (*out, *self._configured_relations())
 
     def _configured_relations(self) -> list[tuple[frozenset[str], A.Expr]]:
         """Relations this configuration adds to PREDICATE_RELATIONS (the runtime's and
@@ -177,7 +191,7 @@ class Analysis:
             found = self._plain(e, assume, want)
             rels = self._relevant(e)
             if found.verdict == "sat" and not _respects(found, rels):
-                found = self._related(e, assume, want, rels)
+                found = _repaired(e, found, rels) or self._related(e, assume, want, rels)
             self._cache[key] = found
         return found
 
@@ -399,6 +413,43 @@ def _respects(found: Satisfiability, rels: tuple[A.Expr, ...]) -> bool:
     return all(
         tv_of_value(compile_expr(rel)(my, target, now=found.witness.now)) == "T" for rel in rels
     )
+
+
+def _repaired(e: A.Expr, found: Satisfiability, rels: tuple[A.Expr, ...]) -> Satisfiability | None:
+    """`found`'s witness with the attributes the relations constrain set to a constant
+    of a relation (or the value of the published expression it must equal), when that
+    keeps `e`'s truth value wanted and satisfies every relation: the cheap way out of a
+    witness the startd cannot publish (CpuBusyTime 10^9 while the CPU is not busy: 0)."""
+    assert found.witness is not None
+    my, target = found.witness.as_dicts()
+    spelled = {k.lower(): k for k in my}
+    fn = compile_expr(e)
+    checks = [compile_expr(rel) for rel in rels]
+    options: dict[str, list[Any]] = {}
+    for rel in rels:
+        for side in A.walk(rel, same_scope=True):
+            if isinstance(side, A.Binary) and side.op in ("=?=", "=="):
+                for ref, other in ((side.left, side.right), (side.right, side.left)):
+                    if isinstance(ref, A.AttrRef) and isinstance(
+                        other, A.Integer | A.Real | A.Boolean
+                    ):
+                        options.setdefault(ref.key, []).append(other.value)
+                    elif isinstance(ref, A.AttrRef):
+                        options.setdefault(ref.key, []).extend((0, 1, True, False))
+    names = [k for k in options if k in spelled or k not in {n.lower() for n in target}]
+    if not names or len(names) > 4:
+        return None
+    now = found.witness.now
+    for combo in itertools.product(*(dict.fromkeys(options[k]) for k in names)):
+        trial = dict(my)
+        for key, value in zip(names, combo, strict=True):
+            trial[spelled.get(key, key)] = value
+        if tv_of_value(fn(trial, target, now=now)) not in found.want:
+            continue
+        if all(tv_of_value(check(trial, target, now=now)) == "T" for check in checks):
+            witness = Witness(tuple(trial.items()), found.witness.target, now)
+            return replace(found, witness=witness)
+    return None
 
 
 def _has_truth(e: A.Expr, tv: str) -> A.Expr:

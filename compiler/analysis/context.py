@@ -370,7 +370,7 @@ def _given_conjuncts(e: A.Expr) -> A.Expr:
             return A.Boolean(True)
         return A.map_children(x, lambda y: given(y, skip))
 
-    return conj([given(p, p) if p not in atoms else p for p in parts])
+    return conj([given(p, p) for p in parts])
 
 
 def _never_positive(e: A.Expr) -> bool:

@@ -181,6 +181,15 @@ class _Planner:
         self._names: dict[A.Expr, frozenset[str]] = {}
         self._goal_exprs: dict[Goal, A.Expr] = {}
         self._transient: dict[Any, str] = {}
+        self.predicate_keys = frozenset(p.lower() for p in self.predicate_names)
+        plain = self.predicate_keys | {"state", "activity"}
+        self.tied = tuple(
+            rel
+            for _, rel in self.an.proof_relations
+            if (rel_names := _ref_names(rel)) & self.predicate_keys
+            and not rel_names <= plain
+            and all(rel != other for _, other in self.an.relations)
+        )
         self.hows = {e.name: e.how for e in self.spec.events}
         self.rows_from: dict[tuple[str, str], list[Row]] = {}
         self.immediate: dict[tuple[str, str], list[A.Expr]] = {}
@@ -301,6 +310,15 @@ class _Planner:
     def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
         """The region oracle's assignment (TARGET attributes as "TARGET.name") making
         `expr` TRUE with `assume` fixed, or None."""
+        # The relations tying predicates to sensors (a retirement limit written with
+        # the PREEMPT condition), with the predicates the node fixes: a witness must
+        # not move a predicate the situation assumed (issue 12, "correlated").
+        tied = [
+            rel for rel in self.tied
+            if {n for n in _ref_names(rel) if n in self.predicate_keys} <= {k.lower() for k in assume}
+        ]  # fmt: skip
+        if tied:
+            expr = conj([expr, *tied])
         fixed = self.relevant(expr, assume)
         key = (expr, tuple(sorted(fixed.items())))
         if key not in self._witnesses:
@@ -1064,6 +1082,10 @@ def _correlated(planner: _Planner, goal: Goal, expr: A.Expr, nodes: Sequence[_No
         tried = True
         changed |= moved
     return ", ".join(sorted(changed)) if tried else ""
+
+
+def _ref_names(e: A.Expr) -> set[str]:
+    return {r.key for r in A.find_all(e, A.AttrRef, same_scope=True)}
 
 
 def _show(predicates: Mapping[str, Any]) -> str:

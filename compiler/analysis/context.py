@@ -25,6 +25,7 @@ from compiler.simplify.domains import (
     pair_facts,
 )
 from compiler.simplify.threevl import tv_of_value
+from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable
 
 #: Attributes whose value belongs to the state the slot is in (they change when it moves).
@@ -140,8 +141,9 @@ class Analysis:
     def _configured_relations(self) -> list[tuple[frozenset[str], A.Expr]]:
         """Relations this configuration adds to PREDICATE_RELATIONS (the runtime's and
         the reference's helpers, base.yaml `helpers`): a MaxJobRetirementTime that is
-        never above 0 gives NO_RETIREMENT; a CLAIM_WORKLIFE that is UNDEFINED or below 0
-        never expires a claim (Claim::claimWorklifeExpired)."""
+        never above 0 gives NO_RETIREMENT, and any limit its own relation; a CLAIM_WORKLIFE
+        that is UNDEFINED or below 0 never expires a claim (Claim::claimWorklifeExpired);
+        no preempting claim without a rule that registers one."""
         out: list[tuple[frozenset[str], A.Expr]] = []
         names = set(self.predicates)
         limit = self.table.program.expression(self.table.spec.helpers.retirement.limit)
@@ -163,6 +165,14 @@ class Analysis:
                 for text in NO_RETIREMENT:
                     rel = parse(text)
                     out.append((frozenset(_names(rel) - {"state", "activity"}), rel))
+        if "HasPreemptingClaim" in names:
+            where = self._preempting_pairs()
+            if where != frozenset(p.pair for p in self.table.spec.pairs):
+                rel: A.Expr = A.Unary("!", parse("HasPreemptingClaim"))
+                for pair in sorted(where, key=str):
+                    at = parse(f'State == "{pair.state}" && Activity == "{pair.activity}"')
+                    rel = A.Binary("||", rel, at)
+                out.append((frozenset({"haspreemptingclaim"}), rel))
         if "ClaimWorklifeExpired" in names:
             try:
                 knob = self.table.program.knob("CLAIM_WORKLIFE")
@@ -235,6 +245,67 @@ class Analysis:
             if self._plain(_given_conjuncts(folded), values, ("T",)).verdict != "unsat":
                 return False
         return True
+
+    def _preempting_pairs(self) -> frozenset[Pair]:
+        """The pairs in which a preempting claim can be pending (HasPreemptingClaim TRUE):
+        the targets of the live rows, and the pairs of the event effects, that register
+        one, then every target of a live row out of such a pair that neither accepts nor
+        withdraws it and has a trigger that can fire while it is pending. Sound: only
+        `register_preempting_claim` sets the predicate (runtime and reference alike).
+        The 6.4 manual registers none in its own rows; its preempting claim always
+        vacates, so one is never pending in Preempting/Killing."""
+        spec = self.table.spec
+        clears = {"accept_preempting_claim", "withdraw_preempting_claim"}
+        where: set[Pair] = set()
+        for effect in spec.event_effects:
+            if any(a.name == "register_preempting_claim" for a in effect.actions):
+                where.update(effect.sources or (p.pair for p in spec.pairs))
+        live = [r for r in self.table.rows if r.status != "dead"]
+        for row in live:
+            firing = [
+                trig for trig, c in zip(row.transition.triggers, row.triggers, strict=True)
+                if c is None or c.status != "dead"
+            ]  # fmt: skip
+            own = {a.name for a in row.transition.actions}
+            if clears & own:
+                continue
+            for trig in firing:
+                names = own | {a.name for a in trig.actions}
+                if "register_preempting_claim" not in names or clears & names:
+                    continue
+                if trig.activity:  # a preempting claim that always vacates
+                    where.add(Pair(row.transition.target.state, trig.activity))
+                else:
+                    where.update(row.possible_targets)
+        todo = list(where)
+        while todo:
+            pair = todo.pop()
+            for row in live:
+                if row.transition.source != pair or clears & {
+                    a.name for a in row.transition.actions
+                }:
+                    continue
+                if not any(self._fires_pending(row, i) for i in range(len(row.triggers))):
+                    continue
+                for target in row.possible_targets:
+                    if target not in where:
+                        where.add(target)
+                        todo.append(target)
+        return frozenset(where)
+
+    def _fires_pending(self, row: Row, index: int) -> bool:
+        """Trigger `index` of `row` can fire while a preempting claim is pending."""
+        trig, compiled = row.transition.triggers[index], row.triggers[index]
+        if compiled is not None and compiled.status == "dead":
+            return False
+        if any(
+            a.name in ("accept_preempting_claim", "withdraw_preempting_claim") for a in trig.actions
+        ):
+            return False
+        if compiled is None:
+            return True
+        assume = {**self.assume(row.source), "HasPreemptingClaim": True}
+        return self._plain(compiled.expr, assume, ("T",)).verdict != "unsat"
 
     def _relevant(self, e: A.Expr) -> tuple[A.Expr, ...]:
         """The relations about the attributes of `e`, and about the attributes those

@@ -1,15 +1,15 @@
 """Model-based trace planning (runtime.check.plan) reaches every live transition and both
 values of every live guard, on every shipped POLICY template and era default, in both
-semantics -- or says, with a reason the policy explains, why a goal cannot happen.
+semantics -- or proves that the goal cannot happen under the policy.
 
 The planner runs the reference interpreter; these tests run its traces on the compiled
 machine (as `condor-policy check` does) and measure coverage there, so a planner claim
-the compiled machine does not confirm fails the test. Goals left must have an EXPLAINED
-kind of reason (the slot only passes through the pair, the table blocks every way in,
-the oracle proves the goal impossible in every situation reached, or the policy ties
-the needed sensors to a predicate): a gap of the planner ("unreached", "unrealised", ...)
-fails. Six era defaults and Desktop configurations run by default (about half a
-minute); every template x era x semantics is `slow`.
+the compiled machine does not confirm fails the test. A goal left must be PROVED
+impossible (the region oracle with the relations the startd guarantees between its
+predicates, which `_planned` checks at every reference evaluation): an observation such
+as "impossible in every situation reached" is not enough, and a gap of the planner
+("unreached", "unrealised", ...) fails. Six era defaults and Desktop configurations run
+by default, and each template once; every template x era x semantics under `-m explore`.
 """
 
 from __future__ import annotations
@@ -50,24 +50,6 @@ FAST = [
     ("Desktop", "htcondor-current", "manual"), ("Desktop", "htcondor-current", "code"),
     (None, "condor-6.4", "manual"), (None, "condor-6.8", "code"),
 ]  # fmt: skip
-#: Known gaps of the planner: under these the reference reaches Claimed/Retiring and the
-#: oracle has a witness for preempt_in_retirement, but the sensors it needs also make
-#: MaxJobRetirementTime = ifThenElse(CpusUsage > Cpus + 0.8, -1, 0) expire the
-#: retirement, and the planner does not explain it (kind "unrealised").
-GAPS = {
-    ("Hold_If_Cpus_Exceeded", "condor-6.8", "code"),
-    ("Preempt_If_Cpus_Exceeded", "condor-6.8", "code"),
-    # Since the 6.x CpuBusyTime relation joined the analysis (0 unless CpuBusy holds,
-    # findings.md), the oracle leaves SUSPEND/CONTINUE at Claimed/Suspended undecided
-    # under the policies that read CpuBusyTime (kind "undecided": rows 14/15 and their
-    # guards' TRUE outcome): the planner does not yet solve with that relation.
-    *(
-        (t, era, s)
-        for t in ("Desktop", "UWCS_Desktop")
-        for era in ("condor-6.4", "condor-6.8")
-        for s in ("manual", "code")
-    ),
-}
 #: The README run plans every template once, each in one era and semantics turned by its
 #: place in TEMPLATES (so all three eras and both semantics are met); `-m explore` runs
 #: the whole matrix (a few minutes: it would double the test gate).
@@ -75,10 +57,7 @@ SAMPLED = {(t, ERAS[i % len(ERAS)], SEMANTICS[i % len(SEMANTICS)]) for i, t in e
 
 
 def _marks(case: tuple[str, str, str]) -> list[pytest.MarkDecorator]:
-    marks = [] if case in SAMPLED else [pytest.mark.explore]
-    if case in GAPS:
-        marks.append(pytest.mark.xfail(strict=True, reason="planner gap"))
-    return marks
+    return [] if case in SAMPLED else [pytest.mark.explore]
 
 
 SLOW = [

@@ -36,9 +36,13 @@ STALL moves without a new one, or after `budget` moves. The planned traces are a
 set cover of the configurations that covered something: a few dozen short traces.
 
 A goal the plan does not cover gets a reason and a kind (`Plans.reasons`, `Plans.kinds`,
-EXPLAINED): the slot never stays in its pair, no row can enter the pair, the oracle
-proves it impossible in every situation reached, the policy ties the needed sensors to
-a predicate; or a gap of the planner, reported as such.
+EXPLAINED). First a proof is sought ("never", PROVED): in no slot ad the startd can
+publish in the pair, with the relations it guarantees between its predicates
+(`Analysis.impossible`), can the goal happen, or the pair is left in the instant it is
+entered; coverage does not count such goals. Otherwise an observation: the slot never
+stayed in its pair, no row can enter the pair, the oracle proves it impossible in every
+situation reached, the policy ties the needed sensors to a predicate; or a gap of the
+planner, reported as such.
 """
 
 from __future__ import annotations
@@ -978,8 +982,8 @@ def _trace(table: StateTable, header: _Header, steps: tuple[Step, ...]) -> Trace
     )  # fmt: skip
 
 
-#: Kinds of reason (`Plans.kinds`). EXPLAINED ones explain a goal by the policy: the
-#: slot only passes through the pair; the table blocks every way in; the oracle proves
+#: Kinds of reason (`Plans.kinds`). EXPLAINED ones explain a goal by the policy: a
+#: proof that it cannot happen ("never"); the slot only passes through the pair; the table blocks every way in; the oracle proves
 #: the goal impossible in every situation reached there; the sensor values the oracle
 #: asks for also flip a predicate it assumed (the policy ties them together, which the
 #: oracle, reading predicates as free booleans, cannot see). The others ("unreached",

@@ -311,18 +311,21 @@ class _Planner:
             self._names[expr] = names
         return {k: v for k, v in assume.items() if k.lower() in names}
 
+    def tied_to(self, expr: A.Expr, assume: Mapping[str, Any]) -> A.Expr | None:
+        """`expr` with the relations tying predicates to sensors (a retirement limit
+        written with the PREEMPT condition) whose predicates `assume` fixes: a witness
+        of it does not move a predicate the situation assumed (issue 12, the
+        "correlated" goals). None when no such relation applies."""
+        keys = {k.lower() for k in assume}
+        tied = [
+            rel for rel in self.tied
+            if {n for n in _ref_names(rel) if n in self.predicate_keys} <= keys
+        ]  # fmt: skip
+        return conj([expr, *tied]) if tied else None
+
     def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
         """The region oracle's assignment (TARGET attributes as "TARGET.name") making
         `expr` TRUE with `assume` fixed, or None."""
-        # The relations tying predicates to sensors (a retirement limit written with
-        # the PREEMPT condition), with the predicates the node fixes: a witness must
-        # not move a predicate the situation assumed (issue 12, "correlated").
-        tied = [
-            rel for rel in self.tied
-            if {n for n in _ref_names(rel) if n in self.predicate_keys} <= {k.lower() for k in assume}
-        ]  # fmt: skip
-        if tied:
-            expr = conj([expr, *tied])
         fixed = self.relevant(expr, assume)
         key = (expr, tuple(sorted(fixed.items())))
         if key not in self._witnesses:
@@ -708,6 +711,11 @@ class _Planner:
                 found = self.witness(expr, context)
                 if found is not None:
                     found_all.append((found, step.against))
+                tied = self.tied_to(expr, context)
+                if tied is not None:
+                    again = self.witness(tied, context)
+                    if again is not None and again != found:
+                        found_all.append((again, step.against))
             earlier.append(fails(compiled.expr))
         found_all += self._entry(node, rows, ad)
         busy = self.policy.cpu_busy

@@ -55,7 +55,7 @@ def predicate_relations(an: Analysis) -> list[A.Expr]:
     name sensors a reference slot sets from witnesses)."""
     names = {p.lower() for p in an.predicates} | {"state", "activity"}
     return [
-        rel for _, rel in an.relations
+        rel for _, rel in an.proof_relations
         if {r.key for r in A.find_all(rel, A.AttrRef, same_scope=True)} <= names
     ]  # fmt: skip
 

@@ -20,6 +20,7 @@ run's summary says so once.
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -61,15 +62,43 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.load_profile("explore")
 
 
+@pytest.hookimpl(trylast=True)  # after -m and -k: the spread sees the final list
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Deselect `explore` tests unless the -m expression names them (so `-m "not slow"`
-    does not bring them back, as an addopts `-m "not explore"` would)."""
-    if _asks_for_explore(config):
+    does not bring them back, as an addopts `-m "not explore"` would); then spread the
+    slow tests over the xdist workers."""
+    if not _asks_for_explore(config):
+        explore = [item for item in items if item.get_closest_marker("explore")]
+        if explore:
+            config.hook.pytest_deselected(items=explore)
+            items[:] = [item for item in items if not item.get_closest_marker("explore")]
+    _spread_slow_tests(items)
+
+
+def _spread_slow_tests(items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, start every worker on its share of the `slow` tests.
+
+    xdist's `load` scheduler first hands each of the N workers a run of consecutive tests
+    (a quarter of its share, xdist/scheduler/load.py) and then feeds the rest in order
+    to whichever worker is free; a long test near the end of the collection (mypy, in
+    tests/tooling) keeps one core busy after the other has finished. So the slow tests
+    go to the front of the workers' first runs, dealt out in turn, and the quick tests
+    fill the tail. Which tests run does not change, only their order.
+    """
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if workers < 2 or len(items) < 2 * workers:
         return
-    explore = [item for item in items if item.get_closest_marker("explore")]
-    if explore:
-        config.hook.pytest_deselected(items=explore)
-        items[:] = [item for item in items if not item.get_closest_marker("explore")]
+    chunk = max(len(items) // workers // 4, 2)
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if not slow or -(-len(slow) // workers) > chunk:
+        return
+    rest = [item for item in items if not item.get_closest_marker("slow")]
+    order: list[pytest.Item] = []
+    for worker in range(workers):
+        mine = slow[worker::workers]
+        order += mine + rest[: chunk - len(mine)]
+        rest = rest[chunk - len(mine) :]
+    items[:] = order + rest
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -199,6 +199,18 @@ def test_compiled_vs_reference_disagreement_is_an_internal_error(
     )
     # only the cross-check, so the search does not stop at the built-ins the swap breaks
     monkeypatch.setattr(report_module, "search", partial(search, builtins=False))
+    # The JSON and the text run check the same policy with the same seed: the second
+    # prints the first's report (the search and its shrinking are most of this test).
+    reports: dict[str, report_module.CheckReport] = {}
+    real_check = report_module.check_policy
+
+    def check_once(config: object, **kwargs: object) -> report_module.CheckReport:
+        key = repr(sorted(kwargs.items()))
+        if key not in reports:
+            reports[key] = real_check(config, **kwargs)  # type: ignore[arg-type]
+        return reports[key]
+
+    monkeypatch.setattr(report_module, "check_policy", check_once)
     config = tmp_path / "desktop.config"
     config.write_text("use POLICY : Desktop\n")
     out_dir = tmp_path / "cx"
@@ -210,6 +222,7 @@ def test_compiled_vs_reference_disagreement_is_an_internal_error(
     trace = report["internal_errors"][0]["trace"]
     assert trace["steps"] and (out_dir / "internal-1.yaml").exists()
     assert main(args) == 3
+    assert len(reports) == 1  # the text run asked for the same check
     text = capsys.readouterr().out
     assert "Internal error 1 of condor-policy" in text and "steps:" in text
 

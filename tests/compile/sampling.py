@@ -123,19 +123,29 @@ def _pick_pool(
     return targeted if targeted and rng.random() < 0.7 else general
 
 
-def _in_domain(domain: Domain, pool: list[float], rng: random.Random) -> Any:
+def _in_domain(
+    domain: Domain,
+    pool: list[float],
+    rng: random.Random,
+    memo: dict[tuple[int, Any, Any], list[float]],
+) -> Any:
     match domain.kind:
         case "boolean":
             value: Any = rng.choice((True, False))
         case "string":
             value = rng.choice(STRINGS)
         case "integer" | "number":
-            candidates = [
-                x
-                for x in pool
-                if (domain.low is None or x >= domain.low)
-                and (domain.high is None or x <= domain.high)
-            ] or [domain.low or 0.0]
+            # the pool's values inside the domain, worked out once per pool and bounds
+            # (`memo` lives for one `assignments` call, which keeps its pools alive)
+            key = (id(pool), domain.low, domain.high)
+            candidates = memo.get(key) or []
+            if not candidates:
+                candidates = memo[key] = [
+                    x
+                    for x in pool
+                    if (domain.low is None or x >= domain.low)
+                    and (domain.high is None or x <= domain.high)
+                ] or [domain.low or 0.0]
             x = rng.choice(candidates)
             value = int(x) if domain.kind == "integer" or rng.random() < 0.5 else float(x)
             if domain.kind == "integer" and float(int(x)) != x:
@@ -184,6 +194,7 @@ def assignments(
         k.split(".", 1)[1].lower(): v for k, v in fixed.items() if k.upper().startswith("TARGET.")
     }
     rng = random.Random(seed)
+    memo: dict[tuple[int, Any, Any], list[float]] = {}
     out = []
     for _ in range(count):
         my: dict[str, Any] = {}
@@ -200,7 +211,7 @@ def assignments(
             if key in fixed_my:
                 my[name] = fixed_my[key]
             elif key in by_key:
-                _put(my, name, _in_domain(by_key[key], _pick_pool(pool, near, rng), rng))
+                _put(my, name, _in_domain(by_key[key], _pick_pool(pool, near, rng), rng, memo))
             elif name not in my:
                 _put(my, name, _any(_pick_pool(pool, near, rng), rng, bool(near)))
                 if scope is None and name not in target:
@@ -235,9 +246,26 @@ def truth_mismatch(
     a: A.Expr, b: A.Expr, cases: Iterable[tuple[dict[str, Any], dict[str, Any]]]
 ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The first case where `a` and `b` differ in truth (compiled: fast), or None."""
-    fa, fb = compile_expr(a), compile_expr(b)
+    return truth_mismatches(a, [b], cases)[0]
+
+
+def truth_mismatches(
+    a: A.Expr, others: Iterable[A.Expr], cases: Iterable[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[tuple[dict[str, Any], dict[str, Any]] | None]:
+    """For each of `others`, `truth_mismatch(a, other, cases)`; `a` is evaluated once
+    per case (and every expression of a case sees the same ads, whose scopes the
+    evaluator keeps while they are in use)."""
+    fa = compile_expr(a)
+    fs = [compile_expr(b) for b in others]
+    found: list[tuple[dict[str, Any], dict[str, Any]] | None] = [None] * len(fs)
+    open_ = list(range(len(fs)))
     ctx = function_context(NOW)  # one clock for all cases (a fresh one per call is slow)
     for my, target in cases:
-        if holds(fa(my, target, ctx=ctx)) != holds(fb(my, target, ctx=ctx)):
-            return my, target
-    return None
+        want = holds(fa(my, target, ctx=ctx))
+        for i in list(open_):
+            if holds(fs[i](my, target, ctx=ctx)) != want:
+                found[i] = (my, target)
+                open_.remove(i)
+        if not open_:
+            break
+    return found

@@ -21,7 +21,7 @@ from compiler.policy import _domains, compile_policy
 from compiler.simplify.domains import pair_facts
 from compiler.spec import load_spec
 from compiler.table import CompiledGuard, Row, StateTable
-from tests.compile.sampling import NOW, assignments, truth_mismatch
+from tests.compile.sampling import NOW, assignments, truth_mismatches
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden").glob("*.yaml"))
@@ -74,10 +74,12 @@ def _check_guard(
     cases = assignments(
         [golden_expr, expanded, compiled.expr], _domains(spec), fixed, count=SAMPLES
     )
-    bad = truth_mismatch(golden_expr, compiled.expr, cases)
+    bad, bad_expanded = truth_mismatches(golden_expr, [compiled.expr, expanded], cases)
     assert bad is None, (f"{what}: simplified {compiled.simplified!r} != hand {hand_text!r}", bad)
-    bad = truth_mismatch(golden_expr, expanded, cases)
-    assert bad is None, (f"{what}: expanded {compiled.expanded!r} != hand {hand_text!r}", bad)
+    assert bad_expanded is None, (
+        f"{what}: expanded {compiled.expanded!r} != hand {hand_text!r}",
+        bad_expanded,
+    )
 
 
 def _policy_guards(row: Row) -> list[CompiledGuard]:

@@ -35,7 +35,11 @@ def scenario_files() -> list[Path]:
     return sorted(SCENARIOS.glob("*/*.yaml"))
 
 
+@functools.cache
 def load(path: Path) -> Trace:
+    """The scenario file at `path`, read once per process: several modules parametrize
+    over every scenario at collection (each xdist worker collects) and their tests read
+    it again. A Trace is frozen and no test changes its dicts."""
     return read_trace(path)
 
 

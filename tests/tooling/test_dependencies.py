@@ -72,8 +72,10 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+@cache
 def _third_party() -> dict[str, list[str]]:
-    """Top-level module -> where the product imports it, stdlib and first-party left out."""
+    """Top-level module -> where the product imports it, stdlib and first-party left out
+    (parsed once per process: three tests read it, none changes it)."""
     uses: dict[str, list[str]] = {}
     for path in _product_files():
         for line, module in _imports(path):

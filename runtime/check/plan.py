@@ -704,18 +704,13 @@ class _Planner:
                 self.an.firing(row, step.trigger),
                 conj([*earlier, fails(compiled.expr)]),
             ):
-                found = self.pinned(node, expr, step.against, ad)
-                if found is not None:
-                    found_all.append((found, step.against))
-                    continue
-                found = self.witness(expr, context)
-                if found is not None:
-                    found_all.append((found, step.against))
                 tied = self.tied_to(expr, context)
-                if tied is not None:
-                    again = self.witness(tied, context)
-                    if again is not None and again != found:
-                        found_all.append((again, step.against))
+                for want in (expr,) if tied is None else (expr, tied):
+                    found = self.pinned(node, want, step.against, ad)
+                    if found is None:
+                        found = self.witness(want, context)
+                    if found is not None and (found, step.against) not in found_all:
+                        found_all.append((found, step.against))
             earlier.append(fails(compiled.expr))
         found_all += self._entry(node, rows, ad)
         busy = self.policy.cpu_busy

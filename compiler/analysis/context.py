@@ -8,7 +8,7 @@ Stage: static analysis support; pure functions over a `StateTable`.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -217,18 +217,9 @@ class Analysis:
         spelled = {p.lower(): p for p in preds}
         plain = set(spelled) | {"state", "activity"}
         names = {n for n in _names(e) if n in spelled}
-        chosen: list[A.Expr] = []  # about predicates (and the pair) only
-        sensed: list[A.Expr] = []  # naming sensors too: conjoined to `e`
-        pending = list(self.proof_relations)
-        grew = True
-        while grew:
-            grew = False
-            for about, rel in list(pending):
-                if about & names:
-                    (chosen if _names(rel) <= plain else sensed).append(rel)
-                    names |= {n for n in _names(rel) if n in spelled}
-                    pending.remove((about, rel))
-                    grew = True
+        related = _closure(self.proof_relations, names, lambda rel: _names(rel) & set(spelled))
+        chosen = [rel for rel in related if _names(rel) <= plain]  # predicates, pair
+        sensed = [rel for rel in related if not _names(rel) <= plain]  # conjoined to `e`
         if len(names) > MAX_ENUMERATED:
             return False
         order = sorted(names)
@@ -311,19 +302,7 @@ class Analysis:
         """The relations about the attributes of `e`, and about the attributes those
         relations read in turn (a closure: the 6.x CpuBusyTime relation reads the loads of
         the CpuBusy expression, and the loads have their own relation)."""
-        names = _names(e)
-        chosen: list[A.Expr] = []
-        pending = list(self.relations)
-        grew = True
-        while grew:
-            grew = False
-            for about, rel in list(pending):
-                if about & names:
-                    chosen.append(rel)
-                    names |= _names(rel)
-                    pending.remove((about, rel))
-                    grew = True
-        return tuple(chosen)
+        return tuple(_closure(self.relations, _names(e), _names))
 
     def _plain(
         self, e: A.Expr, assume: dict[str, Any] | None, want: tuple[str, ...]
@@ -468,6 +447,27 @@ def _never_counts(e: A.Expr) -> bool:
         case A.Unary(op="-", operand=A.Integer(value=v) | A.Real(value=v)):
             return v > 0
     return False
+
+
+def _closure(
+    relations: Iterable[tuple[frozenset[str], A.Expr]],
+    names: set[str],
+    reads: Callable[[A.Expr], set[str]],
+) -> list[A.Expr]:
+    """The relations about `names`, and about the names those relations `reads` in turn;
+    `names` grows with what they read."""
+    chosen: list[A.Expr] = []
+    pending = list(relations)
+    grew = True
+    while grew:
+        grew = False
+        for about, rel in list(pending):
+            if about & names:
+                chosen.append(rel)
+                names |= reads(rel)
+                pending.remove((about, rel))
+                grew = True
+    return chosen
 
 
 def _names(e: A.Expr) -> set[str]:

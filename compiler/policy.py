@@ -45,7 +45,6 @@ from compiler.errors import PolicyError
 from compiler.expand import Expander
 from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
-from compiler.simplify.domains import pair_facts
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
 from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable, Status
@@ -348,12 +347,10 @@ def _row(
     assume: dict[str, Value],
     domains: Mapping[str, Domain],
 ) -> Row:
-    state, activity = transition.source.state, transition.source.activity
     fixed = {
-        **pair_facts(state, activity, (p.name for p in spec.predicates)),
         **assume,
-        "State": state,
-        "Activity": activity,
+        "State": transition.source.state,
+        "Activity": transition.source.activity,
     }
     triggers: list[CompiledGuard | None] = []
     combined: list[A.Expr] = []

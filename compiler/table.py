@@ -256,8 +256,8 @@ class Row:
         to the activity choice, the choices up to the first that always holds, skipping
         those that never do (WANT_VACATE always TRUE: Preempting/Killing is never chosen)."""
         t = self.transition
-        if not t.target.is_wildcard:
-            return t.targets
+        if not t.target.is_wildcard or len(self.choices) != len(t.activity_choice):
+            return t.targets  # (a table read without its compiled choices: all of them)
         can = [c is None or c.status != "dead" for c in self.triggers]
         wanted = {x.activity for x, ok in zip(t.triggers, can, strict=True) if ok and x.activity}
         if any(ok and not x.activity for x, ok in zip(t.triggers, can, strict=True)):

@@ -18,12 +18,7 @@ from compiler.classad import ast as A
 from compiler.classad import compile_expr, parse
 from compiler.program import Knob
 from compiler.simplify import Domain, simplify
-from compiler.simplify.domains import (
-    ALL_PREDICATES,
-    PREDICATE_RELATIONS,
-    STARTD_RELATIONS,
-    pair_facts,
-)
+from compiler.simplify.domains import STARTD_RELATIONS, Relation
 from compiler.simplify.threevl import tv_of_value
 from compiler.spec.ir import Pair
 from compiler.table import CompiledGuard, Row, StateTable
@@ -102,13 +97,7 @@ class Analysis:
         return doms
 
     def assume(self, pair: tuple[str, str], suffix: str = "") -> dict[str, Any]:
-        """The values the pair fixes: State, Activity and the predicates the pair decides
-        (`pair_facts`, as compile assumes them; only for the pair itself, unsuffixed)."""
-        out: dict[str, Any] = {}
-        if not suffix:
-            out.update(pair_facts(pair[0], pair[1], self.predicates))
-        out.update({f"State{suffix}": pair[0], f"Activity{suffix}": pair[1]})
-        return out
+        return {f"State{suffix}": pair[0], f"Activity{suffix}": pair[1]}
 
     @cached_property
     def relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
@@ -128,9 +117,9 @@ class Analysis:
     def proof_relations(self) -> tuple[tuple[frozenset[str], A.Expr], ...]:
         """`relations`, the predicate relations (PREDICATE_RELATIONS) and those this
         configuration adds (`_configured_relations`): what `impossible` assumes. `sat`
-        knows of PREDICATE_RELATIONS only the pair facts they decide (`assume`), as the
-        table's statuses (compile) do, so the two agree; a witness search with every
-        predicate relation conjoined would also ask for a value of every predicate."""
+        leaves them out, as the table's statuses (compile) do, so that the two agree; a
+        witness search with them conjoined would also ask for a value of every
+        predicate."""
         names = set(self.predicates)
         out = list(self.relations)
         for rel in PREDICATE_RELATIONS:
@@ -158,21 +147,21 @@ class Analysis:
                 parse("!MayUnretire"),
                 A.Binary("=!=", limit, parse(str(unless))),
             )
-            rel = A.Binary("||", A.Binary("||", parse("RetirementExpired"), positive), peaceful)
-            out.append((frozenset({"retirementexpired", "mayunretire"}), rel))
+            limited = A.Binary("||", A.Binary("||", parse("RetirementExpired"), positive), peaceful)
+            out.append((frozenset({"retirementexpired", "mayunretire"}), limited))
             above = A.Binary("=?=", A.Binary(">", limit, A.Integer(0)), A.Boolean(True))
             if _never_positive(limit) or self._plain(above, None, ("T",)).verdict == "unsat":
                 for text in NO_RETIREMENT:
-                    rel = parse(text)
-                    out.append((frozenset(_names(rel) - {"state", "activity"}), rel))
+                    fact = parse(text)
+                    out.append((frozenset(_names(fact) - {"state", "activity"}), fact))
         if "HasPreemptingClaim" in names:
             where = self._preempting_pairs()
             if where != frozenset(p.pair for p in self.table.spec.pairs):
-                rel: A.Expr = A.Unary("!", parse("HasPreemptingClaim"))
+                pending: A.Expr = A.Unary("!", parse("HasPreemptingClaim"))
                 for pair in sorted(where, key=str):
                     at = parse(f'State == "{pair.state}" && Activity == "{pair.activity}"')
-                    rel = A.Binary("||", rel, at)
-                out.append((frozenset({"haspreemptingclaim"}), rel))
+                    pending = A.Binary("||", pending, at)
+                out.append((frozenset({"haspreemptingclaim"}), pending))
         if "ClaimWorklifeExpired" in names:
             try:
                 knob = self.table.program.knob("CLAIM_WORKLIFE")
@@ -373,6 +362,58 @@ class Analysis:
         except KeyError:
             return None
         return knob_expr(knob)
+
+
+#: Every predicate name of base.yaml that PREDICATE_RELATIONS may name.
+ALL_PREDICATES = frozenset(
+    {"JobRunning", "HasPreemptingClaim", "MayUnretire", "InRetirement", "RetirementExpired",
+     "Draining", "AllSlotsDrained"}
+)  # fmt: skip
+
+#: Relations between the predicates (base.yaml `predicates`) and the pair the slot is in,
+#: true at every evaluation of every era that has the predicates named: what their
+#: definitions make them (base.yaml's meanings, Resource::inRetirement and
+#: Resource::mayUnretire in src/condor_startd.V6/Resource.cpp), what the retirement
+#: helper gives without a job (Resource::evalRetirementRemaining: no starter, nothing
+#: left), and what a drain does in the single slot `check` models (its reference
+#: interpreter: ResMgr::drainingIsComplete is this slot's Drained state; a machine with
+#: other slots may wait in Drained/Retiring, which `run` lets a trace force, so the
+#: compiled table itself does not assume these). Only `check`'s proofs use them
+#: (`Analysis.impossible`); tests/check/test_relations.py checks each at every
+#: evaluation of the reference interpreter on every plan of every shipped template.
+PREDICATE_RELATIONS: tuple[Relation, ...] = (
+    Relation(
+        "InRetirement =?= (HasPreemptingClaim || !MayUnretire)",
+        ("InRetirement", "HasPreemptingClaim", "MayUnretire"),
+        "Resource::inRetirement: a preempting claim is pending or the retirement may not be undone",
+    ),
+    Relation(
+        "!MayUnretire || !HasPreemptingClaim && !Draining",
+        ("MayUnretire", "HasPreemptingClaim", "Draining"),
+        "Resource::mayUnretire: never with a preempting claim pending or while draining",
+    ),
+    Relation(
+        "JobRunning || RetirementExpired",
+        ("JobRunning", "RetirementExpired"),
+        "Resource::evalRetirementRemaining: no starter, no retirement time left",
+    ),
+    Relation(
+        'AllSlotsDrained =?= (State =?= "Drained")',
+        ("AllSlotsDrained", "State"),
+        "ResMgr::drainingIsComplete: every slot (this one) is in the Drained state",
+    ),
+    Relation(
+        'State =!= "Drained" || Draining',
+        ("State", "Draining"),
+        "ResMgr::startDraining: Drained is entered only while draining, and the "
+        "cancel_drain that ends the drain leaves it in the same instant",
+    ),
+    Relation(
+        'State =!= "Claimed" || Activity =!= "Idle" || !JobRunning',
+        ("State", "Activity", "JobRunning"),
+        "Claimed/Idle: no starter (the job exited or was never activated)",
+    ),
+)
 
 
 #: What a MaxJobRetirementTime never above 0 guarantees (Resource::evalRetirementRemaining:

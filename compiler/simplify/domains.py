@@ -14,10 +14,9 @@ assumed value for it is given under the key `"TARGET.x"`.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Literal
 
 from compiler.classad.ast import AttrRef
@@ -102,97 +101,6 @@ STARTD_RELATIONS: tuple[Relation, ...] = (
         "ResMgr::assign_load, V6_8_7 src/condor_startd.V6/ResMgr.C)",
     ),
 )
-
-
-#: Every predicate name of base.yaml that PREDICATE_RELATIONS may name.
-ALL_PREDICATES = frozenset(
-    {"JobRunning", "HasPreemptingClaim", "MayUnretire", "InRetirement", "RetirementExpired",
-     "Draining", "AllSlotsDrained"}
-)  # fmt: skip
-
-#: Relations between the predicates (base.yaml `predicates`) and the pair the slot is in,
-#: true at every evaluation of every era that has the predicates named: what their
-#: definitions make them (base.yaml's meanings, Resource::inRetirement and
-#: Resource::mayUnretire in src/condor_startd.V6/Resource.cpp), what the retirement
-#: helper gives without a job (Resource::evalRetirementRemaining: no starter, nothing
-#: left), and what a single slot's drain does (ResMgr::drainingIsComplete is this
-#: slot's Drained state). tests/check/test_relations.py checks each against every
-#: evaluation of the reference interpreter on every shipped template.
-PREDICATE_RELATIONS: tuple[Relation, ...] = (
-    Relation(
-        "InRetirement =?= (HasPreemptingClaim || !MayUnretire)",
-        ("InRetirement", "HasPreemptingClaim", "MayUnretire"),
-        "Resource::inRetirement: a preempting claim is pending or the retirement may not be undone",
-    ),
-    Relation(
-        "!MayUnretire || !HasPreemptingClaim && !Draining",
-        ("MayUnretire", "HasPreemptingClaim", "Draining"),
-        "Resource::mayUnretire: never with a preempting claim pending or while draining",
-    ),
-    Relation(
-        "JobRunning || RetirementExpired",
-        ("JobRunning", "RetirementExpired"),
-        "Resource::evalRetirementRemaining: no starter, no retirement time left",
-    ),
-    Relation(
-        'AllSlotsDrained =?= (State =?= "Drained")',
-        ("AllSlotsDrained", "State"),
-        "ResMgr::drainingIsComplete: every slot (this one) is in the Drained state",
-    ),
-    Relation(
-        'State =!= "Drained" || Draining',
-        ("State", "Draining"),
-        "ResMgr::startDraining: Drained is entered only while draining, and the "
-        "cancel_drain that ends the drain leaves it in the same instant",
-    ),
-    Relation(
-        'State =!= "Claimed" || Activity =!= "Idle" || !JobRunning',
-        ("State", "Activity", "JobRunning"),
-        "Claimed/Idle: no starter (the job exited or was never activated)",
-    ),
-)
-
-
-def pair_facts(state: str, activity: str, predicates: Iterable[str]) -> dict[str, bool]:
-    """The predicates whose value PREDICATE_RELATIONS decide in the pair `state/activity`
-    (of those in `predicates`): AllSlotsDrained is TRUE exactly in Drained; in
-    Claimed/Idle no job runs, so its retirement has expired. The compiler assumes them
-    when it simplifies a row's guards (compiler.policy), so a guard the pair decides
-    shows as dead or always in the table, as the analysis proves it."""
-    names = set(predicates)
-    known: dict[str, object] = {"State": state, "Activity": activity}
-    usable = [
-        (r, [a for a in r.attributes if a in ALL_PREDICATES])
-        for r in PREDICATE_RELATIONS
-        if all(a in names for a in r.attributes if a in ALL_PREDICATES)
-    ]
-    checks = [(_relation_check(r.text), preds) for r, preds in usable]
-    grew = True
-    while grew:
-        grew = False
-        for check, preds in checks:
-            free = [p for p in preds if p not in known]
-            if not free:
-                continue
-            allowed = []
-            for combo in itertools.product((False, True), repeat=len(free)):
-                trial = {**known, **dict(zip(free, combo, strict=True))}
-                if check(trial):
-                    allowed.append(combo)
-            for k, name in enumerate(free):
-                values = {combo[k] for combo in allowed}
-                if len(values) == 1:
-                    known[name] = values.pop()
-                    grew = True
-    return {k: v for k, v in known.items() if k in names and isinstance(v, bool)}
-
-
-@cache
-def _relation_check(text: str) -> Callable[[Mapping[str, object]], bool]:
-    from compiler.classad import compile_expr, parse
-
-    fn = compile_expr(parse(text))
-    return lambda ad: fn(ad, None) is True
 
 
 def _norm(mapping: Mapping[str, object]) -> dict[str, object]:

@@ -18,7 +18,6 @@ from compiler.classad import ast as A
 from compiler.classad import parse
 from compiler.config import load_config
 from compiler.policy import _domains, compile_policy
-from compiler.simplify.domains import pair_facts
 from compiler.spec import load_spec
 from compiler.table import CompiledGuard, Row, StateTable
 from tests.compile.sampling import NOW, assignments, truth_mismatches
@@ -67,10 +66,7 @@ def _check_guard(
     spec = load_spec(table.era, table.semantics)
     # CurrentTime is the clock, as time() is: both NOW (so `CurrentTime - JobStart > 90`
     # meets its boundary when JobStart is near NOW - 90).
-    # The predicates the pair decides (one slot: AllSlotsDrained in Drained; no job in
-    # Claimed/Idle) have their value, as in every slot ad the startd publishes there.
-    facts = pair_facts(row.source[0], row.source[1], (p.name for p in spec.predicates))
-    fixed = {**facts, "State": row.source[0], "Activity": row.source[1], "CurrentTime": NOW}
+    fixed = {"State": row.source[0], "Activity": row.source[1], "CurrentTime": NOW}
     cases = assignments(
         [golden_expr, expanded, compiled.expr], _domains(spec), fixed, count=SAMPLES
     )

@@ -54,8 +54,11 @@ from typing import Any, Literal
 
 from compiler import Row, StateTable
 from compiler.analysis import Analysis, attribute_refs, conj, fails, reachable_pairs
+from compiler.analysis.sat import NOW
 from compiler.classad import ast as A
+from compiler.classad import compile_expr
 from compiler.errors import PolicyError
+from compiler.simplify.threevl import tv_of_value
 from runtime.check.judge import literal
 from runtime.check.reference import AGEING, PolicyExprs, ReferenceSlot
 from runtime.trace import EPOCH, Step, Trace
@@ -322,6 +325,16 @@ class _Planner:
             if {n for n in _ref_names(rel) if n in self.predicate_keys} <= keys
         ]  # fmt: skip
         return conj([expr, *tied]) if tied else None
+
+    def keeps(self, found: Mapping[str, Any], assume: Mapping[str, Any]) -> bool:
+        """Whether the witness `found` satisfies the tied relations whose predicates
+        `assume` fixes (then the sensors it sets move none of them)."""
+        tied = self.tied_to(A.Boolean(True), assume)
+        if tied is None:
+            return True
+        my = {**assume, **{k: v for k, v in found.items() if not k.startswith("TARGET.")}}
+        target = {k[7:]: v for k, v in found.items() if k.startswith("TARGET.")}
+        return tv_of_value(compile_expr(tied)(my, target, now=NOW)) == "T"
 
     def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
         """The region oracle's assignment (TARGET attributes as "TARGET.name") making
@@ -711,6 +724,8 @@ class _Planner:
                         found = self.witness(want, context)
                     if found is not None and (found, step.against) not in found_all:
                         found_all.append((found, step.against))
+                    if found is not None and self.keeps(found, context):
+                        break  # the first witness moves no predicate: nothing to retry
             earlier.append(fails(compiled.expr))
         found_all += self._entry(node, rows, ad)
         busy = self.policy.cpu_busy

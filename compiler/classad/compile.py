@@ -709,12 +709,18 @@ class _Source:
         word, key, name = self.name(node.scope.lower()), self.name(node.key), self.name(node.name)
         full = self.name(fn, "f")
         ad, out = self.tmp(), self.tmp()
-        self.emit(indent, f"{ad} = None")
-        self.emit(indent, f"if scope.parent is None and {word} not in scope.attrs:")
+        self.emit(indent, f"{ad} = scope.attrs")
+        # A plain dict's view: its name index read in place (`PlainAttrs.__contains__`
+        # written out: the index of this evaluation, checked against the dict if none).
+        self.emit(indent, "if scope.plain is not None:")
+        self.emit(indent + 1, f"{ad} = {ad}._names if {ad}._names is not None else {ad}.names()")
+        self.emit(indent, f"if scope.parent is None and {word} not in {ad}:")
         if node.scope == "MY":
             self.emit(indent + 1, f"{ad} = scope if scope.attrs is not NO_AD else None")
         else:
             self.emit(indent + 1, f"{ad} = scope.other")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{ad} = None")
         self.emit(indent, f"if {ad} is not None and not {ad}.detached:")
         self.emit(
             indent + 1,

@@ -125,8 +125,9 @@ class PlainAttrs(Mapping[str, Raw]):
 
     The name index is checked at most once per evaluation (`top_scopes` clears `_names`
     for the next one): it is used again while the dict holds exactly the same keys in the
-    same order (the tuple of its keys compared with the last one, item by item, by
-    identity first: a third of the cost of comparing key sets), else made again. Values
+    same order (the list of its keys compared with the last one, item by item, by
+    identity first: a third of the cost of comparing key sets; a list is made faster
+    than a tuple), else made again. Values
     are always read from the dict, so a dict that changes between evaluations is read as
     it is now. For several spellings of one name the last one wins (as classad2 inserts
     them).
@@ -137,25 +138,24 @@ class PlainAttrs(Mapping[str, Raw]):
     def __init__(self, ad: dict[str, Raw]) -> None:
         self.ad = ad
         self._names: dict[str, str] | None = None
-        self._keys: tuple[str, ...] | None = None
+        self._keys: list[str] | None = None
         self._index: dict[str, str] = {}
 
     def reset(self) -> None:
         self._names = None
 
     def names(self) -> dict[str, str]:
-        """Lower-case name -> the dict's spelling."""
+        """Lower-case name -> the dict's spelling (the compiled `MY.x`/`TARGET.x` read
+        `_names` first and call this only when it is None)."""
         names = self._names
-        if names is None:
-            names = self._names = self._checked()
+        if names is None:  # checked against the dict's keys, written out (hot)
+            ad = self.ad
+            keys = list(ad)
+            if self._keys != keys:
+                self._index = spellings(ad)
+                self._keys = keys
+            names = self._names = self._index
         return names
-
-    def _checked(self) -> dict[str, str]:
-        ad = self.ad
-        if self._keys != tuple(ad):
-            self._index = spellings(ad)
-            self._keys = tuple(ad)
-        return self._index
 
     def get(self, key: str, default: Any = None) -> Any:
         spelled = self.names().get(key)
@@ -166,13 +166,7 @@ class PlainAttrs(Mapping[str, Raw]):
 
     def __contains__(self, key: object) -> bool:
         names = self._names
-        if names is None:  # `_checked`, written out: `MY.x` and `TARGET.x` ask this
-            ad = self.ad
-            if self._keys != tuple(ad):
-                self._index = spellings(ad)
-                self._keys = tuple(ad)
-            names = self._names = self._index
-        return key in names
+        return key in (names if names is not None else self.names())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())

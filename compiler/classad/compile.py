@@ -47,12 +47,13 @@ from compiler.classad.functions_context import in_each_context
 from compiler.classad.scope import (
     ABSENT,
     NO_AD,
+    VIEWED,
     LazyList,
     PlainAttrs,
     Raw,
     Scope,
-    cached_pair,
     find_raw,
+    pair_entry,
     resolve,
     resolve_absolute,
     select,
@@ -952,11 +953,10 @@ class CompiledExpr:
         self.last: tuple[int, Any, Any, Scope, tuple[PlainAttrs, ...]] | None = None
 
     def _scopes(self, my: Any, target: Any) -> Scope:
-        mine, _theirs = top_scopes(my, target)
-        entry = cached_pair(my, target)
-        if entry is not None and entry[2] is mine:
-            self.last = (get_ident(), my, target, mine, entry[4])
-        return mine
+        entry = pair_entry(my, target)
+        if type(my) in VIEWED and (target is None or type(target) in VIEWED):
+            self.last = (get_ident(), my, target, entry[2], entry[4])
+        return entry[2]
 
     def __call__(
         self,

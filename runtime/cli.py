@@ -8,6 +8,7 @@ status 2 and no traceback. The library itself never prints or exits.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import pkgutil
 import re
@@ -72,6 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     first = arguments[0] if arguments else None
     parser = build_parser(first if first is not None and not first.startswith("-") else None)
     args = parser.parse_args(arguments)
+    # The modules, tables and parsers imported so far live as long as the command: the
+    # collector need not walk them again in an older-generation collection, nor in the
+    # one at interpreter exit (about 2% of a cold `compile`'s instructions). Unfrozen on
+    # the way out when `main` was called with arguments (a caller in its own process,
+    # which collects as before); the command line's own process (argv None) ends next.
+    gc.freeze()
     try:
         return int(args._run(args))
     except PolicyError as err:
@@ -90,6 +97,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("condor-policy: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if argv is not None:
+            gc.unfreeze()
 
 
 if __name__ == "__main__":  # pragma: no cover

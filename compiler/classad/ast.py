@@ -234,6 +234,8 @@ class String(_Node):
 @_hashed
 @dataclass(frozen=True, slots=True, eq=False)
 class Boolean(_Node):
+    """`true` / `false` (keywords, any case)."""
+
     value: bool
     span: Span | None = field(default=None, compare=False, repr=False)
 
@@ -331,6 +333,8 @@ class Call(_Node):
 @_hashed
 @dataclass(frozen=True, slots=True, eq=False)
 class Unary(_Node):
+    """A prefix operator (`!`, `-`, `+`, `~`) applied to `operand`."""
+
     op: str
     operand: Expr
     span: Span | None = field(default=None, compare=False, repr=False)
@@ -339,6 +343,9 @@ class Unary(_Node):
 @_hashed
 @dataclass(frozen=True, slots=True, eq=False)
 class Binary(_Node):
+    """An infix operator; `&&` and `||` evaluate `right` only when `left` leaves the
+    result open (ClassAd short-circuit)."""
+
     op: str
     left: Expr
     right: Expr

@@ -47,12 +47,13 @@ from compiler.classad.functions_context import in_each_context
 from compiler.classad.scope import (
     ABSENT,
     NO_AD,
+    VIEWED,
     LazyList,
     PlainAttrs,
     Raw,
     Scope,
-    cached_pair,
     find_raw,
+    pair_entry,
     resolve,
     resolve_absolute,
     select,
@@ -709,12 +710,18 @@ class _Source:
         word, key, name = self.name(node.scope.lower()), self.name(node.key), self.name(node.name)
         full = self.name(fn, "f")
         ad, out = self.tmp(), self.tmp()
-        self.emit(indent, f"{ad} = None")
-        self.emit(indent, f"if scope.parent is None and {word} not in scope.attrs:")
+        self.emit(indent, f"{ad} = scope.attrs")
+        # A plain dict's view: its name index read in place (`PlainAttrs.__contains__`
+        # written out: the index of this evaluation, checked against the dict if none).
+        self.emit(indent, "if scope.plain is not None:")
+        self.emit(indent + 1, f"{ad} = {ad}._names if {ad}._names is not None else {ad}.names()")
+        self.emit(indent, f"if scope.parent is None and {word} not in {ad}:")
         if node.scope == "MY":
             self.emit(indent + 1, f"{ad} = scope if scope.attrs is not NO_AD else None")
         else:
             self.emit(indent + 1, f"{ad} = scope.other")
+        self.emit(indent, "else:")
+        self.emit(indent + 1, f"{ad} = None")
         self.emit(indent, f"if {ad} is not None and not {ad}.detached:")
         self.emit(
             indent + 1,
@@ -946,11 +953,10 @@ class CompiledExpr:
         self.last: tuple[int, Any, Any, Scope, tuple[PlainAttrs, ...]] | None = None
 
     def _scopes(self, my: Any, target: Any) -> Scope:
-        mine, _theirs = top_scopes(my, target)
-        entry = cached_pair(my, target)
-        if entry is not None and entry[2] is mine:
-            self.last = (get_ident(), my, target, mine, entry[4])
-        return mine
+        entry = pair_entry(my, target)
+        if type(my) in VIEWED and (target is None or type(target) in VIEWED):
+            self.last = (get_ident(), my, target, entry[2], entry[4])
+        return entry[2]
 
     def __call__(
         self,

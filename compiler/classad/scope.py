@@ -125,8 +125,9 @@ class PlainAttrs(Mapping[str, Raw]):
 
     The name index is checked at most once per evaluation (`top_scopes` clears `_names`
     for the next one): it is used again while the dict holds exactly the same keys in the
-    same order (the tuple of its keys compared with the last one, item by item, by
-    identity first: a third of the cost of comparing key sets), else made again. Values
+    same order (the list of its keys compared with the last one, item by item, by
+    identity first: a third of the cost of comparing key sets; a list is made faster
+    than a tuple), else made again. Values
     are always read from the dict, so a dict that changes between evaluations is read as
     it is now. For several spellings of one name the last one wins (as classad2 inserts
     them).
@@ -137,25 +138,24 @@ class PlainAttrs(Mapping[str, Raw]):
     def __init__(self, ad: dict[str, Raw]) -> None:
         self.ad = ad
         self._names: dict[str, str] | None = None
-        self._keys: tuple[str, ...] | None = None
+        self._keys: list[str] | None = None
         self._index: dict[str, str] = {}
 
     def reset(self) -> None:
         self._names = None
 
     def names(self) -> dict[str, str]:
-        """Lower-case name -> the dict's spelling."""
+        """Lower-case name -> the dict's spelling (the compiled `MY.x`/`TARGET.x` read
+        `_names` first and call this only when it is None)."""
         names = self._names
-        if names is None:
-            names = self._names = self._checked()
+        if names is None:  # checked against the dict's keys, written out (hot)
+            ad = self.ad
+            keys = list(ad)
+            if self._keys != keys:
+                self._index = spellings(ad)
+                self._keys = keys
+            names = self._names = self._index
         return names
-
-    def _checked(self) -> dict[str, str]:
-        ad = self.ad
-        if self._keys != tuple(ad):
-            self._index = spellings(ad)
-            self._keys = tuple(ad)
-        return self._index
 
     def get(self, key: str, default: Any = None) -> Any:
         spelled = self.names().get(key)
@@ -166,13 +166,7 @@ class PlainAttrs(Mapping[str, Raw]):
 
     def __contains__(self, key: object) -> bool:
         names = self._names
-        if names is None:  # `_checked`, written out: `MY.x` and `TARGET.x` ask this
-            ad = self.ad
-            if self._keys != tuple(ad):
-                self._index = spellings(ad)
-                self._keys = tuple(ad)
-            names = self._names = self._index
-        return key in names
+        return key in (names if names is not None else self.names())
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -271,18 +265,6 @@ def top_scope(ad: Mapping[str, Raw] | None) -> Scope:
     return Scope(attrs, None, names=names)
 
 
-def _fresh_scopes(
-    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
-) -> tuple[Scope, Scope | None]:
-    mine = top_scope(my)
-    if target is None:
-        return mine, None
-    theirs = top_scope(target)
-    mine.other = theirs
-    theirs.other = mine
-    return mine, theirs
-
-
 class _PairCache(threading.local):
     """Per-thread scopes of recently evaluated pairs of ads (ClassAds or plain dicts).
 
@@ -302,41 +284,61 @@ class _PairCache(threading.local):
 
 _PAIR_CACHE_SIZE = 256
 _pair_cache = _PairCache()
-_VIEWED = frozenset({ClassAd, dict})
+#: The ads whose scopes view them in place, so that a pair's scopes can be cached.
+VIEWED = frozenset({ClassAd, dict})
 
 
-def top_scopes(
-    my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
-) -> tuple[Scope, Scope | None]:
-    """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
+#: A pair's scopes: (my, target, MY scope, TARGET scope, the plain-dict views to reset
+#: per evaluation).
+PairEntry = tuple[Any, Any, Scope, "Scope | None", tuple[PlainAttrs, ...]]
+
+
+def pair_entry(my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None) -> PairEntry:
+    """The scopes of the pair (my, target) for a new evaluation: this thread's cached
+    entry (its plain-dict views reset), else new scopes, cached when both ads are
+    ClassAds, plain dicts or absent (other mappings are copied per evaluation)."""
     pairs = _pair_cache.pairs
     key = (id(my), id(target))
     hit = pairs.get(key)
     if hit is not None and hit[0] is my and hit[1] is target:
         for view in hit[4]:
             view._names = None  # a new evaluation: index the dict again when needed
-        return hit[2], hit[3]
-    mine, theirs = _fresh_scopes(my, target)
-    if type(my) not in _VIEWED or (target is not None and type(target) not in _VIEWED):
-        return mine, theirs
+        return hit
+    # New scopes, a plain dict's view made here (the common first call, written out).
+    views: tuple[PlainAttrs, ...] = ()
+    if type(my) is dict:
+        view = PlainAttrs(my)
+        mine = Scope(view, None)
+        mine.plain = my
+        views = (view,)
+    else:
+        mine = top_scope(my)
+    theirs: Scope | None = None
+    if target is not None:
+        if type(target) is dict:
+            view = PlainAttrs(target)
+            theirs = Scope(view, None)
+            theirs.plain = target
+            views += (view,)
+        else:
+            theirs = top_scope(target)
+        mine.other = theirs
+        theirs.other = mine
+    entry = (my, target, mine, theirs, views)
+    if type(my) not in VIEWED or (target is not None and type(target) not in VIEWED):
+        return entry
     if len(pairs) >= _PAIR_CACHE_SIZE:
         pairs.clear()
-    views = tuple(
-        s.attrs for s in (mine, theirs) if s is not None and isinstance(s.attrs, PlainAttrs)
-    )
-    pairs[key] = (my, target, mine, theirs, views)
-    return mine, theirs
+    pairs[key] = entry
+    return entry
 
 
-def cached_pair(
+def top_scopes(
     my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None
-) -> tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]] | None:
-    """This thread's cache entry for the pair (my, target), if `top_scopes` keeps one:
-    (my, target, MY scope, TARGET scope, the plain-dict views to reset per evaluation)."""
-    hit = _pair_cache.pairs.get((id(my), id(target)))
-    if hit is not None and hit[0] is my and hit[1] is target:
-        return hit
-    return None
+) -> tuple[Scope, Scope | None]:
+    """The MY scope and, when there is a target, the TARGET scope, linked to each other."""
+    entry = pair_entry(my, target)
+    return entry[2], entry[3]
 
 
 # ---- values crossing the boundary between Python and the evaluator ----

@@ -62,6 +62,8 @@ COMMAND_TIMEOUT = 60
 
 @dataclass(slots=True)
 class _IfFrame:
+    """One open `if` block: whether its branches can be on at all, which one is."""
+
     parent_enabled: bool
     active: bool
     taken: bool

@@ -108,3 +108,27 @@ def test_the_commands_that_need_them_still_import_them(tmp_path: Path) -> None:
     result = _run(["diagram", "--policy", "desktop", "-o", str(figure)])
     assert result["status"] == 0 and figure.read_text().startswith("digraph")
     assert "compiler.diagram" in _loaded(result["modules"], NOT_ON_THE_COMPILE_PATH)
+
+
+@pytest.mark.parametrize("argv", ["None", "['compile', '--policy', 'desktop']"])
+def test_main_leaves_the_collector_as_it_found_it_for_callers(argv: str) -> None:
+    """`main` freezes what it imported while the command runs (the collector skips those
+    objects, issue 11 cold compile); called with arguments, from a caller's process, it
+    unfreezes them on the way out; as the process's own command line (argv None) it
+    leaves them frozen, since the process ends next."""
+    probe = textwrap.dedent(
+        f"""
+        import contextlib, gc, io, sys
+        sys.argv = ["condor-policy", "compile", "--policy", "desktop"]
+        from runtime.cli import main
+        with contextlib.redirect_stdout(io.StringIO()):
+            status = main({argv})
+        print(status, gc.get_freeze_count())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    status, count = done.stdout.split()
+    assert status == "0"
+    assert (int(count) > 0) == (argv == "None")

@@ -52,13 +52,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from compiler import Row, StateTable
+from compiler import Row, StateTable, holds
 from compiler.analysis import Analysis, attribute_refs, conj, fails, reachable_pairs
-from compiler.analysis.sat import NOW
 from compiler.classad import ast as A
 from compiler.classad import compile_expr
 from compiler.errors import PolicyError
-from compiler.simplify.threevl import tv_of_value
 from runtime.check.judge import literal
 from runtime.check.reference import AGEING, PolicyExprs, ReferenceSlot
 from runtime.trace import EPOCH, Step, Trace
@@ -334,7 +332,8 @@ class _Planner:
             return True
         my = {**assume, **{k: v for k, v in found.items() if not k.startswith("TARGET.")}}
         target = {k[7:]: v for k, v in found.items() if k.startswith("TARGET.")}
-        return tv_of_value(compile_expr(tied)(my, target, now=NOW)) == "T"
+        # The oracle's clock reads EPOCH (as `setting` says of its time stamps).
+        return holds(compile_expr(tied)(my, target, now=EPOCH))
 
     def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
         """The region oracle's assignment (TARGET attributes as "TARGET.name") making

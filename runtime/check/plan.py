@@ -478,14 +478,19 @@ class _Planner:
         tried on every entry (and at start-up), before any evaluation pass or event."""
         key = ("entry", pair)
         if key not in self._transient:
-            stay = [
-                fails(compiled.expr)
+            steps = [
+                (row, compiled)
                 for row in self.rows_from.get(pair, [])
-                if pair not in [(t.state, t.activity) for t in row.transition.targets]
                 for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True)
                 if trig.kind == "immediate" and compiled is not None
             ]  # fmt: skip
-            proved = bool(stay) and self.an.impossible(conj(stay), self.an.assume(pair))
+            here = [
+                c for r, c in steps if pair in [(t.state, t.activity) for t in r.transition.targets]
+            ]
+            stay = [fails(c.expr) for r, c in steps if not any(c is h for h in here)]
+            proved = (
+                bool(stay) and not here and self.an.impossible(conj(stay), self.an.assume(pair))
+            )
             self._transient[key] = (
                 f"the slot leaves {pair[0]}/{pair[1]} on entry by an immediate step, in "
                 "every slot ad the startd can publish there: no evaluation pass and no "
@@ -518,13 +523,19 @@ class _Planner:
             if not initial or entered:
                 return ""
         stay: list[A.Expr] = []
+        assume = self.an.assume(pair)
         for row in self.rows_from.get(pair, []):
-            if pair in [(t.state, t.activity) for t in row.transition.targets]:
-                continue
             for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
-                if trig.kind in ("policy", "immediate") and compiled is not None:
-                    stay.append(fails(compiled.expr))
-        if not stay or not self.an.impossible(conj(stay), self.an.assume(pair)):
+                if trig.kind not in ("policy", "immediate") or compiled is None:
+                    continue
+                if pair in [(t.state, t.activity) for t in row.transition.targets]:
+                    # A step that keeps the slot here (preempt_in_retirement) ends the
+                    # pass with the slot still in the pair: no proof unless it never fires.
+                    if not self.an.impossible(compiled.expr, assume):
+                        return ""
+                    continue
+                stay.append(fails(compiled.expr))
+        if not stay or not self.an.impossible(conj(stay), assume):
             return ""
         when = (
             "every entry runs an evaluation pass at once"

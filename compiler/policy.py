@@ -26,7 +26,7 @@ valid in the source pair; that is the only place the runtime evaluates it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import cache
 
@@ -47,7 +47,7 @@ from compiler.program import Knob, Program, Settings
 from compiler.simplify import STARTD_DOMAINS, Domain, simplify, truth
 from compiler.spec import ERAS, SEMANTICS, EraSpec, Policy, Transition, load_spec, spec_differences
 from compiler.spec.ir import Pair
-from compiler.table import CompiledGuard, Row, StateTable, Status
+from compiler.table import CompiledGuard, Row, StateTable, Status, reach
 
 #: Kinds of triggers whose guard is a policy condition (tried on evaluation passes or at
 #: the instant the source pair is entered).
@@ -462,19 +462,14 @@ def reachable_pairs(spec: EraSpec, rows: Iterable[Row]) -> frozenset[Pair]:
     practice (a live guard that no situation makes TRUE after the previous steps).
     """
     by_id = {row.id: row for row in rows}
-    seen = {spec.initial}
-    todo = [spec.initial]
-    while todo:
-        pair = todo.pop()
+
+    def targets(pair: Pair) -> Iterator[Pair]:
         for t in spec.transitions_from(pair):
             row = by_id.get(t.id)
-            if row is None or row.status == "dead":
-                continue
-            for target in row.possible_targets:
-                if target not in seen:
-                    seen.add(target)
-                    todo.append(target)
-    return frozenset(seen)
+            if row is not None and row.status != "dead":
+                yield from row.possible_targets
+
+    return reach((spec.initial,), targets)
 
 
 def _unreachable_are_dead(spec: EraSpec, rows: tuple[Row, ...]) -> tuple[Row, ...]:

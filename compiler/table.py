@@ -19,7 +19,7 @@ import io
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
@@ -106,6 +106,25 @@ class CompiledGuard:
             notes=tuple(str(n) for n in data.get("notes", ())),
             predicate=compile_expr(expr),
         )
+
+
+_Node = TypeVar("_Node")
+
+
+def reach(
+    start: Iterable[_Node], successors: Callable[[_Node], Iterable[_Node]]
+) -> frozenset[_Node]:
+    """Every node `successors` leads to from `start`, `start` included: the one walk
+    behind the reachable pairs (`compiler.policy.reachable_pairs`, the analysis's) and
+    the pairs a predicate can hold in (`Analysis._preempting_pairs`)."""
+    seen = set(start)
+    todo = list(seen)
+    while todo:
+        for nxt in successors(todo.pop()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return frozenset(seen)
 
 
 def _guard_dict(guard: CompiledGuard | None) -> dict[str, Any] | None:

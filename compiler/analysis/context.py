@@ -21,7 +21,7 @@ from compiler.simplify import Domain, simplify
 from compiler.simplify.domains import STARTD_RELATIONS, Relation
 from compiler.simplify.threevl import tv_of_value
 from compiler.spec.ir import Pair
-from compiler.table import CompiledGuard, Row, StateTable
+from compiler.table import CompiledGuard, Row, StateTable, reach
 
 #: Attributes whose value belongs to the state the slot is in (they change when it moves).
 STATE_BOUND = ("State", "Activity", "EnteredCurrentState", "EnteredCurrentActivity")
@@ -120,10 +120,10 @@ class Analysis:
         leaves them out, as the table's statuses (compile) do, so that the two agree; a
         witness search with them conjoined would also ask for a value of every
         predicate."""
-        names = set(self.predicates)
+        known = {*self.predicates, "State", "Activity"}  # a relation needs all its names
         out = list(self.relations)
         for rel in PREDICATE_RELATIONS:
-            if all(a in names for a in rel.attributes if a in ALL_PREDICATES):
+            if known.issuperset(rel.attributes):
                 out.append((frozenset(a.lower() for a in rel.attributes), parse(rel.text)))
         return (*out, *self._configured_relations())
 
@@ -149,8 +149,7 @@ class Analysis:
             )
             limited = A.Binary("||", A.Binary("||", parse("RetirementExpired"), positive), peaceful)
             out.append((frozenset({"retirementexpired", "mayunretire"}), limited))
-            above = A.Binary("=?=", A.Binary(">", limit, A.Integer(0)), A.Boolean(True))
-            if _never_positive(limit) or self._plain(above, None, ("T",)).verdict == "unsat":
+            if _never_positive(limit) or self._plain(positive, None, ("T",)).verdict == "unsat":
                 for text in NO_RETIREMENT:
                     fact = parse(text)
                     out.append((frozenset(_names(fact) - {"state", "activity"}), fact))
@@ -165,11 +164,12 @@ class Analysis:
         if "ClaimWorklifeExpired" in names:
             try:
                 knob = self.table.program.knob("CLAIM_WORKLIFE")
-            except KeyError:
+            except KeyError:  # not a knob of this era
                 knob = None
-            worklife = knob_expr(knob) if knob is not None else None
-            if knob is not None and worklife is None and knob.source == "default":
-                worklife = knob.expr
+            if knob is None:
+                worklife = None
+            else:
+                worklife = knob.expr if knob.source == "default" else knob_expr(knob)
             if worklife is not None and _never_counts(worklife):
                 out.append((frozenset({"claimworklifeexpired"}), parse("!ClaimWorklifeExpired")))
         return out
@@ -257,21 +257,15 @@ class Analysis:
                     where.add(Pair(row.transition.target.state, trig.activity))
                 else:
                     where.update(row.possible_targets)
-        todo = list(where)
-        while todo:
-            pair = todo.pop()
-            for row in live:
-                if row.transition.source != pair or clears & {
-                    a.name for a in row.transition.actions
-                }:
-                    continue
-                if not any(self._fires_pending(row, i) for i in range(len(row.triggers))):
-                    continue
-                for target in row.possible_targets:
-                    if target not in where:
-                        where.add(target)
-                        todo.append(target)
-        return frozenset(where)
+        carrying: dict[Pair, list[Row]] = {}  # live rows a pending claim survives
+        for row in live:
+            if not clears & {a.name for a in row.transition.actions} and any(
+                self._fires_pending(row, i) for i in range(len(row.triggers))
+            ):
+                carrying.setdefault(row.transition.source, []).append(row)
+        return reach(
+            where, lambda pair: (t for row in carrying.get(pair, ()) for t in row.possible_targets)
+        )
 
     def _fires_pending(self, row: Row, index: int) -> bool:
         """Trigger `index` of `row` can fire while a preempting claim is pending."""
@@ -363,12 +357,6 @@ class Analysis:
             return None
         return knob_expr(knob)
 
-
-#: Every predicate name of base.yaml that PREDICATE_RELATIONS may name.
-ALL_PREDICATES = frozenset(
-    {"JobRunning", "HasPreemptingClaim", "MayUnretire", "InRetirement", "RetirementExpired",
-     "Draining", "AllSlotsDrained"}
-)  # fmt: skip
 
 #: Relations between the predicates (base.yaml `predicates`) and the pair the slot is in,
 #: true at every evaluation of every era that has the predicates named: what their

@@ -9,7 +9,6 @@ happen" claims only with a witness the evaluator confirmed.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 
 from compiler.analysis.context import AFTER, STATE_BOUND, Analysis, conj, rename
@@ -17,7 +16,7 @@ from compiler.analysis.findings import Finding
 from compiler.analysis.sat import Witness
 from compiler.classad import ast as A
 from compiler.classad import unparse
-from compiler.table import Row
+from compiler.table import Row, reach
 
 Check = Callable[[Analysis], list[Finding]]
 
@@ -208,17 +207,8 @@ def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:
 
 def reachable_pairs(an: Analysis) -> set[tuple[str, str]]:
     spec = an.table.spec
-    start = (spec.initial.state, spec.initial.activity)
     edges = live_edges(an)
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        for nxt in edges.get(here, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return seen
+    return set(reach([(spec.initial.state, spec.initial.activity)], lambda p: edges.get(p, ())))
 
 
 def unreachable(an: Analysis) -> list[Finding]:

@@ -185,16 +185,18 @@ class _Planner:
         self._witnesses: dict[Any, dict[str, Any] | None] = {}
         self._names: dict[A.Expr, frozenset[str]] = {}
         self._goal_exprs: dict[Goal, A.Expr] = {}
-        self._transient: dict[Any, str] = {}
-        self.predicate_keys = frozenset(p.lower() for p in self.predicate_names)
-        plain = self.predicate_keys | {"state", "activity"}
+        self._transient: dict[tuple[str, str], str] = {}
+        self._at_entry: dict[tuple[str, str], str] = {}
+        # (relation, its predicates) of the proof relations that also name sensors.
+        keys = frozenset(p.lower() for p in self.predicate_names)
         self.tied = tuple(
-            rel
+            (rel, frozenset(names & keys))
             for _, rel in self.an.proof_relations
-            if (rel_names := _ref_names(rel)) & self.predicate_keys
-            and not rel_names <= plain
+            if (names := {r.key for r in attribute_refs(rel)}) & keys
+            and not names <= keys | {"state", "activity"}
             and all(rel != other for _, other in self.an.relations)
         )
+        self._tied_checks: dict[tuple[A.Expr, ...], Any] = {}
         self.hows = {e.name: e.how for e in self.spec.events}
         self.rows_from: dict[tuple[str, str], list[Row]] = {}
         self.immediate: dict[tuple[str, str], list[A.Expr]] = {}
@@ -312,28 +314,32 @@ class _Planner:
             self._names[expr] = names
         return {k: v for k, v in assume.items() if k.lower() in names}
 
-    def tied_to(self, expr: A.Expr, assume: Mapping[str, Any]) -> A.Expr | None:
-        """`expr` with the relations tying predicates to sensors (a retirement limit
-        written with the PREEMPT condition) whose predicates `assume` fixes: a witness
-        of it does not move a predicate the situation assumed (issue 12, the
-        "correlated" goals). None when no such relation applies."""
+    def _tied_here(self, assume: Mapping[str, Any]) -> tuple[A.Expr, ...]:
+        """The relations tying predicates to sensors (a retirement limit written with the
+        PREEMPT condition) whose predicates `assume` fixes."""
         keys = {k.lower() for k in assume}
-        tied = [
-            rel for rel in self.tied
-            if {n for n in _ref_names(rel) if n in self.predicate_keys} <= keys
-        ]  # fmt: skip
+        return tuple(rel for rel, preds in self.tied if preds <= keys)
+
+    def tied_to(self, expr: A.Expr, assume: Mapping[str, Any]) -> A.Expr | None:
+        """`expr` with `_tied_here(assume)`: a witness of it does not move a predicate
+        the situation assumed (issue 12, the "correlated" goals). None when no such
+        relation applies."""
+        tied = self._tied_here(assume)
         return conj([expr, *tied]) if tied else None
 
     def keeps(self, found: Mapping[str, Any], assume: Mapping[str, Any]) -> bool:
-        """Whether the witness `found` satisfies the tied relations whose predicates
-        `assume` fixes (then the sensors it sets move none of them)."""
-        tied = self.tied_to(A.Boolean(True), assume)
-        if tied is None:
+        """Whether the witness `found` satisfies `_tied_here(assume)` (then the sensors it
+        sets move none of the predicates the situation fixes)."""
+        tied = self._tied_here(assume)
+        if not tied:
             return True
+        check = self._tied_checks.get(tied)
+        if check is None:
+            check = self._tied_checks[tied] = compile_expr(conj(tied))
         my = {**assume, **{k: v for k, v in found.items() if not k.startswith("TARGET.")}}
         target = {k[7:]: v for k, v in found.items() if k.startswith("TARGET.")}
         # The oracle's clock reads EPOCH (as `setting` says of its time stamps).
-        return holds(compile_expr(tied)(my, target, now=EPOCH))
+        return holds(check(my, target, now=EPOCH))
 
     def witness(self, expr: A.Expr, assume: Mapping[str, Any]) -> dict[str, Any] | None:
         """The region oracle's assignment (TARGET attributes as "TARGET.name") making
@@ -476,27 +482,26 @@ class _Planner:
         """Why nothing but an immediate step ever happens in `pair`, or "": in every slot
         ad the startd can publish there one of its immediate steps holds, and they are
         tried on every entry (and at start-up), before any evaluation pass or event."""
-        key = ("entry", pair)
-        if key not in self._transient:
+        key = pair
+        if key not in self._at_entry:
             steps = [
                 (row, compiled)
                 for row in self.rows_from.get(pair, [])
                 for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True)
                 if trig.kind == "immediate" and compiled is not None
             ]  # fmt: skip
-            here = [
-                c for r, c in steps if pair in [(t.state, t.activity) for t in r.transition.targets]
-            ]
-            stay = [fails(c.expr) for r, c in steps if not any(c is h for h in here)]
+            stay = [fails(c.expr) for r, c in steps if not _enters(r, pair)]
             proved = (
-                bool(stay) and not here and self.an.impossible(conj(stay), self.an.assume(pair))
+                len(stay) == len(steps)
+                and bool(stay)
+                and self.an.impossible(conj(stay), self.an.assume(pair))
             )
-            self._transient[key] = (
+            self._at_entry[key] = (
                 f"the slot leaves {pair[0]}/{pair[1]} on entry by an immediate step, in "
                 "every slot ad the startd can publish there: no evaluation pass and no "
                 "event ever happens in it"
             ) if proved else ""  # fmt: skip
-        return self._transient[key]
+        return self._at_entry[key]
 
     def transient(self, pair: tuple[str, str]) -> str:
         """Why no event or timer can happen in `pair`, or "": every entry into it runs an
@@ -515,11 +520,7 @@ class _Planner:
             on_entry = False
         initial = (spec.initial.state, spec.initial.activity) == pair
         if not on_entry:
-            entered = any(
-                row.status != "dead"
-                and pair in [(t.state, t.activity) for t in row.transition.targets]
-                for row in self.table.rows
-            )
+            entered = any(row.status != "dead" and _enters(row, pair) for row in self.table.rows)
             if not initial or entered:
                 return ""
         stay: list[A.Expr] = []
@@ -528,7 +529,7 @@ class _Planner:
             for trig, compiled in zip(row.transition.triggers, row.triggers, strict=True):
                 if trig.kind not in ("policy", "immediate") or compiled is None:
                     continue
-                if pair in [(t.state, t.activity) for t in row.transition.targets]:
+                if _enters(row, pair):
                     # A step that keeps the slot here (preempt_in_retirement) ends the
                     # pass with the slot still in the pair: no proof unless it never fires.
                     if not self.an.impossible(compiled.expr, assume):
@@ -570,7 +571,7 @@ class _Planner:
         activity first (WANT_VACATE always TRUE: never Killing). "" when not shown."""
         why: list[str] = []
         for row in self.table.rows:
-            if pair not in [(t.state, t.activity) for t in row.transition.targets]:
+            if not _enters(row, pair):
                 continue
             if row.status == "dead":
                 continue
@@ -1116,8 +1117,10 @@ def _correlated(planner: _Planner, goal: Goal, expr: A.Expr, nodes: Sequence[_No
     return ", ".join(sorted(changed)) if tried else ""
 
 
-def _ref_names(e: A.Expr) -> set[str]:
-    return {r.key for r in A.find_all(e, A.AttrRef, same_scope=True)}
+def _enters(row: Row, pair: tuple[str, str]) -> bool:
+    """Whether `row` can lead into `pair` (a step that keeps the slot there, when `pair`
+    is its own source)."""
+    return pair in [(t.state, t.activity) for t in row.transition.targets]
 
 
 def _show(predicates: Mapping[str, Any]) -> str:

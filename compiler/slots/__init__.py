@@ -1,0 +1,1 @@
+"""Slot layouts: how one startd divides a machine into slots (reference/slots.md)."""

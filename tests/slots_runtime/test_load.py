@@ -558,3 +558,58 @@ def test_many_slots_every_state() -> None:
     assert [by_state[s] for s in STATES] == [1.0, 1.0, 1.0, 0.2, 0.0, 0.0, 0.0]
     assert list(report["slots"]) == names  # creation order in the output
     assert list(itertools.chain(report["machine"])) == ["TotalLoadAvg", "TotalCondorLoadAvg"]
+
+
+# ------------------------------------------------ ads of a real startd (HTCondor's tests)
+
+# HTCondor's src/condor_tests/StatusAds/ hold ads of an 8.2.6 startd (ingwe.cs.wisc.edu).
+# That startd read neither knob from its configuration and fell back to the legacy
+# defaults of startd_main.cpp `init_params` (console: every core; keyboard: KEYBOARD_CPUS,
+# 1), so the configurations below set those values explicitly. Its owner-load walk is the
+# same as 23.0's for loads below 1.0.
+LEGACY = "SLOTS_CONNECTED_TO_CONSOLE = {console}\nSLOTS_CONNECTED_TO_KEYBOARD = 1\n"
+
+
+def test_statusads_partitionable8core() -> None:
+    """StatusAds/partionable8core: one snapshot (MyCurrentTime 1417808323) of p-slot
+    slot1 (Unclaimed) and its d-slots slot1_1..slot1_4 (Claimed, Rank 0, no HTCondor
+    load); TotalLoadAvg 0.11, the p-slot's KeyboardIdle 25, ConsoleIdle 14681334 on all.
+    The ads: slot1 LoadAvg 0.11 KeyboardIdle 25; every d-slot LoadAvg 0.0 and KeyboardIdle
+    14681334 (its ConsoleIdle). The p-slot stays Unclaimed, so it comes first."""
+    names = ["slot1", "slot1_1", "slot1_2", "slot1_3", "slot1_4"]
+    states = {name: "Claimed" for name in names[1:]} | {"slot1": "Unclaimed"}
+    doc = {"total_load": 0.11, "slot_states": states, "keyboard_idle": 25, "console_idle": 14681334}
+    config = load_config(text=LEGACY.format(console=8))
+    report = load_report(names, doc, config, semantics="code")
+    assert report["slots"]["slot1"] == {
+        "OwnerLoad": 0.11,
+        "LoadAvg": 0.11,
+        "CondorLoadAvg": 0.0,
+        "KeyboardIdle": 25,
+        "ConsoleIdle": 14681334,
+    }
+    for name in names[1:]:
+        assert report["slots"][name]["LoadAvg"] == 0.0
+        assert report["slots"][name]["KeyboardIdle"] == 14681334
+        assert report["slots"][name]["ConsoleIdle"] == 14681334
+    assert report["machine"] == {"TotalLoadAvg": 0.11, "TotalCondorLoadAvg": 0.0}
+
+
+def test_statusads_basic4slot_unclaimed_slots() -> None:
+    """StatusAds/basic4slot: slot3 and slot4 Unclaimed (ads at MyCurrentTime 1417808260
+    and ...61), slot1 and slot2 Claimed with Rank 0 and no HTCondor load; TotalLoadAvg
+    0.11 in the Unclaimed slots' ads. The ads: slot3 LoadAvg 0.11 KeyboardIdle 43, slot4
+    LoadAvg 0.0 KeyboardIdle = its ConsoleIdle 14681274. (The Claimed slots' ads were taken
+    8 s later with another load and are not compared.)"""
+    names = ["slot1", "slot2", "slot3", "slot4"]
+    states = {"slot1": "Claimed", "slot2": "Claimed", "slot3": "Unclaimed", "slot4": "Unclaimed"}
+    doc = {"total_load": 0.11, "slot_states": states, "keyboard_idle": 43, "console_idle": 14681274}
+    config = load_config(text=LEGACY.format(console=4))
+    report = load_report(names, doc, config, semantics="code")
+    assert report["slots"]["slot3"]["LoadAvg"] == 0.11
+    assert (report["slots"]["slot3"]["KeyboardIdle"], report["slots"]["slot3"]["ConsoleIdle"]) == (
+        43,
+        14681274,
+    )
+    assert report["slots"]["slot4"]["LoadAvg"] == 0.0
+    assert report["slots"]["slot4"]["KeyboardIdle"] == 14681274

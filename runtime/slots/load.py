@@ -71,6 +71,7 @@ class LoadRules:
 
     state_order: tuple[str, ...]
     rank_ordered_states: frozenset[str]
+    default_state: str
     owner_load_step: float
     publish_decimals: int
     console_knob: str
@@ -89,6 +90,7 @@ def load_rules() -> LoadRules:
     return LoadRules(
         state_order=tuple(data["state_order"]),
         rank_ordered_states=frozenset(data["rank_ordered_states"]),
+        default_state=str(data["default_state"]),
         owner_load_step=float(data["owner_load_step"]),
         publish_decimals=int(data["publish_decimals"]),
         console_knob=knobs["console"],
@@ -534,7 +536,7 @@ def check_document(
     if "total_load" not in doc:
         check.errors.append(
             LoadError(
-                "missing: the system load average (TotalLoadAvg) is required",
+                "missing: the system load average (published as TotalLoadAvg) is required",
                 key="total_load",
                 file=check.file,
             )
@@ -563,11 +565,10 @@ def check_document(
     console = check.seconds("console_idle", CONSOLE_UNKNOWN, minimum=CONSOLE_UNKNOWN)
     uptime = check.seconds("startd_uptime", 0)
     raise_all(check.errors)
-    first_state = rules.state_order[0]
     slots = tuple(
         SlotLoad(
             name,
-            states.get(name, first_state),
+            states.get(name, rules.default_state),
             condor.get(name) or 0.0,
             ranks.get(name) or 0.0,
         )

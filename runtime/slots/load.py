@@ -81,26 +81,122 @@ class LoadRules:
     connected_when_unset: Mapping[str, str]  # semantics -> "default" | "all"
 
 
+#: The keys of spec/slots_load.yaml and the check each value must pass.
+_RULE_KEYS = (
+    "state_order",
+    "rank_ordered_states",
+    "default_state",
+    "owner_load_step",
+    "publish_decimals",
+    "knobs",
+    "knob_fallbacks",
+    "semantics",
+)
+_KNOB_ROLES = ("console", "keyboard", "boost")
+_CONNECTED_WHEN_UNSET = ("default", "all")
+
+
 @functools.cache
-def load_rules() -> LoadRules:
-    """The shipped facts (read once)."""
-    path = data_path("slots_load.yaml")
+def load_rules(path: Path | None = None) -> LoadRules:
+    """The facts of `path` (default the shipped spec/slots_load.yaml), read once and
+    checked: a malformed file is a `SpecError` naming the key at fault."""
+    from compiler.spec import SpecError
+
+    path = path or data_path("slots_load.yaml")
     data = yamlcache.load(path.read_text(encoding="utf-8"), path)
+    problems: list[tuple[str, str]] = []
+    if not isinstance(data, dict):
+        raise SpecError("the file must be a mapping", file=str(path))
+    for key in data:
+        if key not in _RULE_KEYS:
+            problems.append((str(key), f"unknown key (known: {', '.join(_RULE_KEYS)})"))
+    for key in _RULE_KEYS:
+        if key not in data:
+            problems.append((key, "missing"))
+    if not problems:
+        problems = _rule_problems(data)
+    if problems:
+        key, message = problems[0]
+        raise SpecError(
+            f"{key}: {message}",
+            file=str(path),
+            key_path=key,
+            problems=tuple(f"{k}: {m}" for k, m in problems),
+        )
     knobs = data["knobs"]
     return LoadRules(
         state_order=tuple(data["state_order"]),
         rank_ordered_states=frozenset(data["rank_ordered_states"]),
-        default_state=str(data["default_state"]),
+        default_state=data["default_state"],
         owner_load_step=float(data["owner_load_step"]),
-        publish_decimals=int(data["publish_decimals"]),
+        publish_decimals=data["publish_decimals"],
         console_knob=knobs["console"],
         keyboard_knob=knobs["keyboard"],
         boost_knob=knobs["boost"],
-        knob_fallbacks={str(k): int(v) for k, v in data["knob_fallbacks"].items()},
+        knob_fallbacks=dict(data["knob_fallbacks"]),
         connected_when_unset={
             name: entry["connected_when_unset"] for name, entry in data["semantics"].items()
         },
     )
+
+
+def _rule_problems(data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Every problem of a spec/slots_load.yaml whose keys are all there."""
+    problems: list[tuple[str, str]] = []
+
+    def names(key: str) -> list[str]:
+        value = data[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            problems.append((key, "must be a list of names"))
+            return []
+        return value
+
+    order = names("state_order")
+    if len(set(order)) < len(order) or not order:
+        problems.append(("state_order", "must name each State once"))
+    for state in names("rank_ordered_states"):
+        if state not in order:
+            problems.append(("rank_ordered_states", f"{state!r} is not in state_order"))
+    if data["default_state"] not in order:
+        problems.append(("default_state", "must be one of state_order"))
+    step = data["owner_load_step"]
+    if isinstance(step, bool) or not isinstance(step, int | float) or not step > 0:
+        problems.append(("owner_load_step", "must be a positive number"))
+    decimals = data["publish_decimals"]
+    if isinstance(decimals, bool) or not isinstance(decimals, int) or not 0 <= decimals <= 9:
+        problems.append(("publish_decimals", "must be an integer from 0 to 9"))
+    knobs = data["knobs"]
+    if not isinstance(knobs, dict) or sorted(knobs) != sorted(_KNOB_ROLES):
+        problems.append(("knobs", f"must map exactly {', '.join(_KNOB_ROLES)} to knob names"))
+        knobs = {}
+    fallbacks = data["knob_fallbacks"]
+    if not isinstance(fallbacks, dict) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in fallbacks.values()
+    ):
+        problems.append(("knob_fallbacks", "must map knob names to integers"))
+        fallbacks = {}
+    for role, knob in knobs.items():
+        if knob not in fallbacks:
+            problems.append(("knob_fallbacks", f"no fallback for {knob!r} (knobs.{role})"))
+    semantics = data["semantics"]
+    if not isinstance(semantics, dict) or not semantics:
+        problems.append(("semantics", "must map each semantics to its entry"))
+        semantics = {}
+    from compiler.spec import SEMANTICS
+
+    for name in SEMANTICS:
+        if name not in semantics:
+            problems.append((f"semantics.{name}", "missing"))
+    for name, entry in semantics.items():
+        value = entry.get("connected_when_unset") if isinstance(entry, dict) else None
+        if value not in _CONNECTED_WHEN_UNSET:
+            problems.append(
+                (
+                    f"semantics.{name}.connected_when_unset",
+                    f"must be one of {', '.join(_CONNECTED_WHEN_UNSET)}",
+                )
+            )
+    return problems
 
 
 # ------------------------------------------------------------------------- pure functions
@@ -396,7 +492,7 @@ def read_load_document(path: str | Path, text: str | None = None) -> LoadDocumen
             column=1,
             source_line=lines[0] if lines else None,
         )
-    marks: dict[str, tuple[int, int, str]] = {}
+    marks: dict[str, tuple[int, int, str]] = {"": _mark(node.start_mark, lines)}
     for key_node, value_node in node.value:
         key = str(key_node.value)
         marks[key] = _mark(key_node.start_mark, lines)
@@ -444,6 +540,8 @@ class _Checker:
 
     def error(self, key: str, message: str, *, at_value: bool = True) -> None:
         mark = (self.marks.get(f"{key}=") if at_value else None) or self.marks.get(key)
+        if mark is None and key not in self.doc:  # a missing key: at the document's start
+            mark = self.marks.get("")
         if mark is None:
             self.errors.append(LoadError(message, key=key, file=self.file))
             return
@@ -534,13 +632,7 @@ def check_document(
             )
     total = 0.0
     if "total_load" not in doc:
-        check.errors.append(
-            LoadError(
-                "missing: the system load average (published as TotalLoadAvg) is required",
-                key="total_load",
-                file=check.file,
-            )
-        )
+        check.error("total_load", "missing: the system load average (TotalLoadAvg) is required")
     else:
         total = check.number("total_load", doc["total_load"]) or 0.0
     condor = {

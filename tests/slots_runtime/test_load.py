@@ -524,6 +524,14 @@ def test_a_document_read_from_a_file_has_positions(tmp_path: Path) -> None:
     assert "  slot9: 0.1" in str(info.value)
 
 
+def test_a_missing_total_load_is_placed_at_the_document(tmp_path: Path) -> None:
+    path = tmp_path / "load.yaml"
+    path.write_text("# no total\n\nkeyboard_idle: 3\n", encoding="utf-8")
+    with pytest.raises(LoadError) as info:
+        load_report(["slot1"], read_load_document(path), load_config(text=""), semantics="code")
+    assert (info.value.key, info.value.file, info.value.line) == ("total_load", str(path), 3)
+
+
 def test_a_json_file_reads_like_the_mapping(tmp_path: Path) -> None:
     path = tmp_path / "load.json"
     path.write_text(json.dumps(SECOND_LOG), encoding="utf-8")
@@ -615,3 +623,37 @@ def test_statusads_basic4slot_unclaimed_slots() -> None:
     )
     assert report["slots"]["slot4"]["LoadAvg"] == 0.0
     assert report["slots"]["slot4"]["KeyboardIdle"] == 14681274
+
+
+# ------------------------------------------------------------------ the spec data itself
+
+SHIPPED = Path(__file__).resolve().parents[2] / "spec" / "slots_load.yaml"
+
+
+def _edited(tmp_path: Path, old: str, new: str) -> Path:
+    text = SHIPPED.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "slots_load.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ("default_state: Owner", "default_state: Idle", "default_state"),
+        ("owner_load_step: 1.0", "owner_load_step: 0", "owner_load_step"),
+        ("publish_decimals: 2", "publish_decimals: two", "publish_decimals"),
+        ("    connected_when_unset: all", "    connected_when_unset: some", "semantics.manual"),
+        ("  manual:\n", "  manuel:\n", "semantics.manual"),
+        ("rank_ordered_states: [Claimed", "rank_ordered_states: [Busy", "rank_ordered_states"),
+        ("  boost: DISCONNECTED", "  boost: OTHER", "knob_fallbacks"),
+        ("publish_decimals: 2", "publish_decimals: 2\nrounding: even", "rounding"),
+    ],
+)
+def test_a_malformed_spec_file_names_the_key(tmp_path: Path, old: str, new: str, key: str) -> None:
+    from compiler.spec import SpecError
+
+    with pytest.raises(SpecError) as info:
+        load_rules(_edited(tmp_path, old, new))
+    assert any(problem.startswith(key) for problem in info.value.problems), info.value.problems

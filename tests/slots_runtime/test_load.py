@@ -10,7 +10,6 @@ independent decimal rounding, and from the htcondor wheel's `param` for the knob
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -567,7 +566,7 @@ def test_many_slots_every_state() -> None:
     by_state = {states[n]: report["slots"][n]["OwnerLoad"] for n in names}
     assert [by_state[s] for s in STATES] == [1.0, 1.0, 1.0, 0.2, 0.0, 0.0, 0.0]
     assert list(report["slots"]) == names  # creation order in the output
-    assert list(itertools.chain(report["machine"])) == ["TotalLoadAvg", "TotalCondorLoadAvg"]
+    assert list(report["machine"]) == ["TotalLoadAvg", "TotalCondorLoadAvg"]
 
 
 # ------------------------------------------------ ads of a real startd (HTCondor's tests)

@@ -71,9 +71,9 @@ class Config:
         try:
             value = expand(raw, self.table, Context(self.env), (name.upper(),))
         except MacroCycle as cycle:
-            raise self._error(name, f"cyclic macro definition: {cycle}") from None
+            raise self.error_at(name, f"cyclic macro definition: {cycle}") from None
         except MacroProblem as problem:
-            raise self._error(name, str(problem)) from None
+            raise self.error_at(name, str(problem)) from None
         return value or None
 
     def expr(self, name: str) -> Expr | None:
@@ -91,7 +91,7 @@ class Config:
             lines = [f"{name} is not a valid ClassAd expression: {reason}{where} '{value}'"]
             lines += [empty.describe() for empty in empty_macros(self.table, self.context, name)]
             lines.append(startd_verdict(name))
-            raise self._error(name, "\n  ".join(lines)) from None
+            raise self.error_at(name, "\n  ".join(lines)) from None
 
     def defined(self, name: str) -> bool:
         """True when NAME has a non-empty raw value (the `if defined` test)."""
@@ -167,7 +167,10 @@ class Config:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def _error(self, name: str, message: str) -> ConfigError:
+    def error_at(self, name: str, message: str) -> ConfigError:
+        """A `ConfigError` saying `message`, placed at NAME's winning definition (at
+        `<Default>` when the files do not define it): how a problem with a knob's value
+        is reported by whoever reads it."""
         found = self.table.winner(name)
         if found is None:
             return ConfigError(message, file="<Default>")

@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from compiler import yamlcache
-from compiler.config import ConfigError
 from compiler.errors import PolicyError, raise_all
 from spec import data_path
 
@@ -397,8 +396,8 @@ def param_integer(config: Config, name: str, fallback: int) -> int:
     else:
         value = _integer_expression(config, name, text)
     if not -(2**31) <= value < 2**31:
-        raise _config_error(
-            config, name, f"{name} in the condor configuration is out of bounds for an integer"
+        raise config.error_at(
+            name, f"{name} in the condor configuration is out of bounds for an integer"
         )
     return value
 
@@ -409,8 +408,8 @@ def _integer_expression(config: Config, name: str, text: str) -> int:
     try:
         expr = parse(text)
     except ClassAdSyntaxError:
-        raise _config_error(
-            config, name, f"Invalid expression for {name} ({text}) in condor configuration"
+        raise config.error_at(
+            name, f"Invalid expression for {name} ({text}) in condor configuration"
         ) from None
     result = evaluate(expr)
     if isinstance(result, bool):
@@ -419,23 +418,9 @@ def _integer_expression(config: Config, name: str, text: str) -> int:
         return result
     if isinstance(result, float) and math.isfinite(result):
         return int(result)
-    raise _config_error(
-        config,
+    raise config.error_at(
         name,
         f"Invalid result (not an integer) for {name} ({text}) in condor configuration",
-    )
-
-
-def _config_error(config: Config, name: str, message: str) -> ConfigError:
-    found = config.definition(name)
-    if found is None:
-        return ConfigError(message, file="<Default>")
-    origin = found.origin
-    return ConfigError(
-        message,
-        file=origin.file,
-        line=origin.line or None,
-        column=(origin.value_column or origin.column) if origin.line else None,
     )
 
 

@@ -146,7 +146,7 @@ def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
 def _negotiator(layout: Layout, jobs: Any, path: str, semantics: str) -> dict[str, Any]:
     """`--negotiator`: compiler.slots.consumption's one-cycle match against the p-slot ad."""
     try:
-        from compiler.slots.consumption import negotiator_report  # type: ignore[attr-defined]
+        from compiler.slots.consumption import negotiator_report
     except ImportError:
         raise PolicyError("--negotiator is not available in this build", file=path) from None
     from compiler.slots.partition import pslot_of
@@ -162,7 +162,7 @@ def _negotiator(layout: Layout, jobs: Any, path: str, semantics: str) -> dict[st
 def _load(layout: Layout, document: Any, choice: Any, path: str) -> dict[str, Any]:
     """`--load`: runtime.slots.load's hand-out of owner load, keyboard and console."""
     try:
-        from runtime.slots.load import load_report  # type: ignore[import-not-found]
+        from runtime.slots.load import load_report
     except ImportError:
         raise PolicyError("--load is not available in this build", file=path) from None
     names = [slot.name for slot in layout.slots]

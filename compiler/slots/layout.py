@@ -24,7 +24,6 @@ from typing import Any
 
 from compiler import yamlcache
 from compiler.config import Config
-from compiler.config.model import Config as _ConfigRecord
 from compiler.errors import PolicyError
 from compiler.slots.model import Hardware, Layout, Machine, Share, Slot, SlotKind, SlotType
 from spec import data_path
@@ -136,9 +135,7 @@ def with_hardware(config: Config, hardware: Hardware) -> Config:
         DETECTED_CPUS_LIMIT=cpus,
         DETECTED_MEMORY=str(hardware.memory_mb),
     )
-    return _ConfigRecord(
-        config.era, config.subsystem, table, config.env, config.files, config.warnings
-    )
+    return Config(config.era, config.subsystem, table, config.env, config.files, config.warnings)
 
 
 def _where(config: Config, name: str) -> dict[str, Any]:
@@ -158,14 +155,16 @@ def _type_where(config: Config, type_id: int) -> dict[str, Any]:
 
 
 def _int_knob(config: Config, name: str, default: int) -> int:
+    """An integer knob as `param_integer` reads it: a number or an expression that
+    evaluates to one (a real is truncated); anything else is a positioned error."""
     value = config.get(name)
     if value is None:
         return default
     try:
         return int(value.strip())
     except ValueError:
-        number = atof(value)
-        if number == 0 and not value.strip().startswith("0"):
+        number = _number(value)
+        if number is None:
             message = f"{name} is not an integer: '{value}'"
             raise PolicyError(message, **_where(config, name)) from None
         return int(number)
@@ -451,8 +450,6 @@ def slot_types(
         else:
             partitionable = _bool_knob(config.get(f"SLOT_TYPE_{type_id}_PARTITIONABLE"), False)
         knobs = _type_knobs(config, type_id, machine.custom, semantics)
-        if minimal:
-            knobs["_MINIMAL"] = "true"
         types[type_id] = SlotType(
             type_id,
             counts[type_id],
@@ -460,6 +457,7 @@ def slot_types(
             MappingProxyType(shares),
             MappingProxyType(constraints),
             MappingProxyType(knobs),
+            minimal,
         )
         order += [type_id] * counts[type_id]
     return types, order
@@ -639,7 +637,7 @@ def build_layout(config: Config, hardware: Hardware, *, semantics: str = "code")
     for slot_id, type_id in enumerate(order, start=1):
         places[type_id] = places.get(type_id, 0) + 1
         slot_type = types[type_id]
-        minimal = slot_type.knobs.get("_MINIMAL") == "true"
+        minimal = slot_type.minimal
         amounts = {
             r: _explicit(share, r, machine, minimal) for r, share in slot_type.shares.items()
         }

@@ -28,7 +28,13 @@ from compiler.classad import ClassAdSyntaxError, evaluate, parse
 from compiler.errors import PolicyError
 from compiler.slots.layout import facts, id_matches, single
 from compiler.slots.model import Layout, Slot
-from compiler.slots.publish import Expression, published_cpus, published_disk, published_swap
+from compiler.slots.publish import (
+    Expression,
+    consumption_policy,
+    published_cpus,
+    published_disk,
+    published_swap,
+)
 from compiler.slots.publish import slot_ad as _slot_ad
 
 #: The three requests MODIFY_REQUEST_EXPR_* may change, in the startd's order.
@@ -293,7 +299,7 @@ def _dynamic_record(layout: Layout, dslot: Slot, index: int) -> dict[str, object
     return record
 
 
-def remaining_record(layout: Layout, pslot: Slot, lent: Sequence[Slot]) -> dict[str, object]:
+def remaining_record(layout: Layout, pslot: Slot) -> dict[str, object]:
     """What the p-slot advertises now: its resources left (custom: ids not lent)."""
     record: dict[str, object] = {
         "Cpus": published_cpus(pslot),
@@ -312,6 +318,12 @@ def jobs_report(
     """DESIGN.md's `slots --jobs` keys: `dynamic`, `refused`, `remaining`,
     `dynamic_slots_at_end` after applying JOBS in order to its partitionable slot."""
     pslot = pslot_of(layout, doc, file)
+    if consumption_policy(layout, pslot):
+        raise JobsError(
+            f"{pslot.name} has a consumption policy: the startd sizes its dynamic slots from "
+            "the consumption (compiler.slots.consumption); use --negotiator",
+            file=file,
+        )
     jobs = doc.get("jobs")
     if not isinstance(jobs, list):
         raise JobsError("'jobs' must be a list of job ads and releases", file=file)
@@ -336,7 +348,7 @@ def jobs_report(
     return {
         "dynamic": dynamic,
         "refused": refused,
-        "remaining": remaining_record(layout, carved.pslot, list(carved.dslots.values())),
+        "remaining": remaining_record(layout, carved.pslot),
         "dynamic_slots_at_end": sorted(carved.dslots, key=lambda n: carved.dslots[n].sub_id),
     }
 

@@ -39,7 +39,9 @@ def published_cpus(slot: Slot) -> int | float:
 
 def published_disk(slot: Slot, machine: Machine) -> int:
     """`Disk` in KB: the slot's fraction of the partition, rounded up (`compute_disk`)."""
-    return math.ceil(machine.disk_kb * slot.disk)
+    # rounded to a millionth of a KB first, so that a share computed as disk / total
+    # (the seed's exact d-slot disk) gives back the very number of KB
+    return math.ceil(round(machine.disk_kb * slot.disk, 6))
 
 
 def published_swap(slot: Slot, machine: Machine) -> int:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.config import load_config
+from compiler.errors import PolicyError
 from compiler.slots.layout import SlotLayoutError, build_layout, split_items, standard_name
 from compiler.slots.model import Hardware
 from compiler.slots.publish import published_cpus, published_disk, slot_ad
@@ -398,3 +399,13 @@ def test_a_built_layout_never_over_commits(counts, cpus, mems, cores) -> None:
     assert sum(int(s.cpus + 0.1) for s in built.slots) <= cores
     assert sum(s.memory for s in built.slots) <= 1024
     assert sum(s.disk for s in built.slots) <= 1 + 1e-9
+
+
+def test_counts_are_read_as_param_integer_reads_them() -> None:
+    # an expression that evaluates to a number is a count; anything else is an error.
+    built = layout("NUM_SLOTS_TYPE_1 = 2 * 2\nSLOT_TYPE_1 = 25%\n")
+    assert len(built.slots) == 4
+    with pytest.raises(PolicyError) as caught:
+        layout("NUM_SLOTS_TYPE_1 = many\n")
+    assert "NUM_SLOTS_TYPE_1 is not an integer" in caught.value.message
+    assert caught.value.line == 1

@@ -6,13 +6,14 @@ splits and releases. Numbers from the seed, shared/reference/slots.md section 7 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.config import load_config
 from compiler.slots.layout import build_layout
 from compiler.slots.model import Hardware
-from compiler.slots.partition import NO_FIT, Carved, jobs_report, release, split
+from compiler.slots.partition import NO_FIT, Carved, JobsError, jobs_report, release, split
 
 SEED_HW = Hardware(cpus=10, memory_mb=10240, disk_kb=10_240_000, swap_kb=4_000_000)
 JOB_A = {"RequestCpus": 3, "RequestMemory": 1024, "RequestDisk": 10240}
@@ -161,3 +162,9 @@ def test_any_sequence_of_splits_and_releases(steps, semantics) -> None:
     back = carved.pslot
     assert (back.cpus, back.memory, back.custom["GPUs"]) == (original.cpus, original.memory, 2)
     assert abs(back.disk - original.disk) < 1e-9
+
+
+def test_a_consumption_policy_pslot_is_left_to_the_negotiator_view() -> None:
+    with pytest.raises(JobsError) as caught:
+        report([JOB_A], "CONSUMPTION_POLICY = true\n")
+    assert "consumption policy" in caught.value.message and "--negotiator" in caught.value.message

@@ -88,8 +88,9 @@ def machine_ad(layout: Layout) -> dict[str, object]:
 def slot_ad(layout: Layout, slot: Slot, host: str | None = None) -> dict[str, object]:
     """Every resource attribute `slot` publishes, the machine totals included.
 
-    For a partitionable slot under a consumption policy, WithinResourceLimits and the
-    Consumption<asset> texts come from compiler.slots.consumption (not published here).
+    For a partitionable slot under a consumption policy, the Consumption<asset> texts,
+    WithinResourceLimits and NumClaims come from compiler.slots.consumption (helper N's
+    module; until it is merged such a slot publishes no WithinResourceLimits).
     """
     machine = layout.machine
     total = slot.total or slot
@@ -128,7 +129,29 @@ def slot_ad(layout: Layout, slot: Slot, host: str | None = None) -> dict[str, ob
     elif not consumption_policy(layout, slot):
         ad["WithinResourceLimits"] = Expression(within_resource_limits(tuple(machine.custom)))
         ad["Requirements"] = Expression("START && (WithinResourceLimits)")
+    else:
+        ad.update(_consumption_attributes(layout, slot))
     ad.update(machine_ad(layout))
+    return ad
+
+
+def _consumption_attributes(layout: Layout, slot: Slot) -> dict[str, object]:
+    """What a consumption-policy p-slot adds (23.0 `Resource::publish_static`,
+    `Reqexp::config`), built by compiler.slots.consumption."""
+    try:
+        from compiler.slots import consumption
+    except ImportError:  # merged separately (plan 21, helper N)
+        return {}
+    knobs = layout.types[slot.type_id].knobs
+    assets = ("Cpus", "Memory", "Disk", *layout.machine.custom)
+    ad: dict[str, object] = {
+        name: Expression(text)
+        for name, text in consumption.consumption_texts(knobs, assets).items()
+    }
+    limits = consumption.within_resource_limits_text(tuple(layout.machine.custom), knobs)
+    ad["WithinResourceLimits"] = Expression(limits)
+    ad["Requirements"] = Expression("START && (WithinResourceLimits)")
+    ad["NumClaims"] = consumption.num_claims(knobs, (slot.total or slot).cpus)
     return ad
 
 
@@ -163,6 +186,7 @@ def layout_report(layout: Layout) -> dict[str, object]:
     }
 
 
-def plain(ad: Mapping[str, object]) -> dict[str, object]:
-    """`ad` with expressions as their text (for JSON and for the negotiator's view)."""
-    return {k: (v.text if isinstance(v, Expression) else v) for k, v in ad.items()}
+def json_ad(ad: Mapping[str, object]) -> dict[str, object]:
+    """`ad` as `condor_status -json` writes it: expressions as `/Expr(text)/` strings
+    (the form compiler.slots.consumption reads the negotiator's copy of a slot in)."""
+    return {k: (f"/Expr({v.text})/" if isinstance(v, Expression) else v) for k, v in ad.items()}

@@ -150,11 +150,11 @@ def _negotiator(layout: Layout, jobs: Any, path: str, semantics: str) -> dict[st
     except ImportError:
         raise PolicyError("--negotiator is not available in this build", file=path) from None
     from compiler.slots.partition import pslot_of
-    from compiler.slots.publish import plain, slot_ad
+    from compiler.slots.publish import json_ad, slot_ad
 
     pslot = pslot_of(layout, jobs, path)
     result: dict[str, Any] = negotiator_report(
-        plain(slot_ad(layout, pslot)), jobs, semantics=semantics
+        json_ad(slot_ad(layout, pslot)), jobs, semantics=semantics
     )
     return result
 

@@ -206,12 +206,17 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     ]
 
 
+#: The per-slot keys `--load` adds (DESIGN.md), shown as extra columns.
+LOAD_KEYS = ("OwnerLoad", "LoadAvg", "CondorLoadAvg", "KeyboardIdle", "ConsoleIdle")
+
+
 def render_table(result: Mapping[str, Any]) -> str:
     """The `--format table` text: slots, the machine, and whatever the options added."""
     slots = result["slots"]
     customs = [k for k in result["machine"] if k.startswith("Detected")]
     names = [k[len("Detected") :] for k in customs]
-    header = ["slot", "type", "kind", "Cpus", "Memory", "Disk", "Swap", *names]
+    load = [k for k in LOAD_KEYS if any(k in slot for slot in slots)]
+    header = ["slot", "type", "kind", "Cpus", "Memory", "Disk", "Swap", *names, *load]
     rows: list[list[object]] = []
     for slot in slots:
         kind = "partitionable" if slot["partitionable"] else "static"
@@ -220,6 +225,7 @@ def render_table(result: Mapping[str, Any]) -> str:
         for name in names:
             ids = slot.get(f"Assigned{name}")
             row.append(f"{slot[name]} ({ids})" if ids else slot[name])
+        row += [slot.get(key) for key in load]
         rows.append(row)
     lines = _table(header, rows)
     machine = result["machine"]

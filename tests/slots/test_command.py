@@ -80,3 +80,22 @@ def test_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     wrong = _write(tmp_path, "wrong.json", {"pslot": "slot9", "jobs": []})
     assert main(["slots", "--hardware", hw, "--jobs", wrong]) == 2
     assert "'pslot': no slot 'slot9'" in capsys.readouterr().err
+
+
+def test_load_columns_appear_when_load_was_handed_out() -> None:
+    from runtime.commands.slots import render_table
+
+    slot = {"name": "slot1", "type": 0, "partitionable": False, "Cpus": 1, "Memory": 1,
+            "Disk": 1, "Swap": 1, "OwnerLoad": 0.25, "LoadAvg": 1.0, "CondorLoadAvg": 0.75,
+            "KeyboardIdle": 5, "ConsoleIdle": 5}  # fmt: skip
+    text = render_table({"slots": [slot], "machine": {"TotalCpus": 1.0, "TotalLoadAvg": 1.0}})
+    lines = text.splitlines()
+    assert lines[0].split()[-5:] == [
+        "OwnerLoad",
+        "LoadAvg",
+        "CondorLoadAvg",
+        "KeyboardIdle",
+        "ConsoleIdle",
+    ]
+    assert lines[1].split()[-5:] == ["0.25", "1", "0.75", "5", "5"]
+    assert "TotalLoadAvg = 1" in text

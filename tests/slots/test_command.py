@@ -11,8 +11,8 @@ import pytest
 from runtime.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-GPU_CONFIG = ROOT / "docs" / "examples" / "gpu-slots.config"
-GPU_HW = ROOT / "docs" / "examples" / "gpu-hardware.json"
+GPU_CONFIG = ROOT / "docs" / "examples" / "slots" / "gpu-slots.config"
+GPU_HW = ROOT / "docs" / "examples" / "slots" / "gpu-hardware.json"
 
 
 def _write(tmp_path: Path, name: str, data: object) -> str:

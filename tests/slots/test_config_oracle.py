@@ -36,7 +36,7 @@ CONFIGS = {
     "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_2 = cogs=25%,actuator=1,25%\n"
     "SLOT_TYPE_2_PARTITIONABLE = FALSE\nNUM_SLOTS_TYPE_2 = 2\n",
     "seed-gpu": (
-        Path(__file__).resolve().parents[2] / "docs" / "examples" / "gpu-slots.config"
+        Path(__file__).resolve().parents[2] / "docs" / "examples" / "slots" / "gpu-slots.config"
     ).read_text(encoding="utf-8"),
     "seed-types": "SLOT_TYPE_1 = cpus=2, ram=128, swap=25%, disk=1/2\n"
     "SLOT_TYPE_2 = cpus=1/2, memory=128, virt=25%, disk=50%\nSLOT_TYPE_3 = c=1/2, m=50%, v=1/4, disk=1/2\n"

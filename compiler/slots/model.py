@@ -82,6 +82,7 @@ class SlotType:
     shares: Mapping[str, Share]
     constraints: Mapping[str, str] = field(default_factory=_empty)
     knobs: Mapping[str, str | None] = field(default_factory=_empty)
+    minimal: bool = False  # a bare `min` item: the type's slots may hold fractional cores
 
 
 @dataclass(frozen=True)

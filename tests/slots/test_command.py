@@ -99,3 +99,42 @@ def test_load_columns_appear_when_load_was_handed_out() -> None:
     ]
     assert lines[1].split()[-5:] == ["0.25", "1", "0.75", "5", "5"]
     assert "TotalLoadAvg = 1" in text
+
+
+def test_load_reproduces_the_seeds_second_multicore_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 002 "Load Average for Multi-core Machines": two one-core slots, one connected
+    to keyboard and console and in Owner, slot2 Claimed with Condor load 0.996, system load
+    1.25, keyboard idle 296 s: slot1 gets owner load 0.254 (published 0.25), slot2 LoadAvg
+    1.0 and the disconnected idle 296 + DISCONNECTED_KEYBOARD_IDLE_BOOST (1200) = 1496
+    (reference/slots.md section 9; 23.0 ResMgr::assign_load_and_idle)."""
+    conf = _write(
+        tmp_path,
+        "two.conf",
+        "NUM_SLOTS_TYPE_1 = 2\nSLOT_TYPE_1 = cpus=1\n"
+        "SLOTS_CONNECTED_TO_KEYBOARD = 1\nSLOTS_CONNECTED_TO_CONSOLE = 1\n",
+    )
+    hw = _write(tmp_path, "hw.json", {"cpus": 2, "memory_mb": 4096, "disk_kb": 10, "swap_kb": 10})
+    load = _write(
+        tmp_path,
+        "load.json",
+        {
+            "total_load": 1.25,
+            "condor_load": {"slot2": 0.996},
+            "slot_states": {"slot1": "Owner", "slot2": "Claimed"},
+            "keyboard_idle": 296,
+            "console_idle": 296,
+            "startd_uptime": 296,
+        },
+    )
+    assert main(["slots", conf, "--hardware", hw, "--load", load, "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    slots = {s["name"]: s for s in out["slots"]}
+    assert (slots["slot1"]["LoadAvg"], slots["slot1"]["KeyboardIdle"]) == (0.25, 296)
+    assert (slots["slot2"]["LoadAvg"], slots["slot2"]["KeyboardIdle"]) == (1.0, 1496)
+    assert out["machine"]["TotalLoadAvg"] == 1.25
+    assert out["machine"]["TotalCondorLoadAvg"] == 1.0
+    bad = _write(tmp_path, "bad.json", {"condor_load": {"slot2": 0.5}})
+    assert main(["slots", conf, "--hardware", hw, "--load", bad]) == 2
+    assert "total_load" in capsys.readouterr().err

@@ -410,7 +410,7 @@ def negotiate_cycle(pslot_ad: Mapping[str, Any], jobs: Sequence[Mapping[str, Any
     results: list[MatchResult] = []
     warnings: list[str] = []
     for index, raw in enumerate(jobs):
-        job = as_ad(raw, where=f"jobs[{index}]")
+        job = raw if isinstance(raw, ClassAd) else as_ad(raw, where=f"jobs[{index}]")
         cluster = _autocluster(job)
         consumption = compute_consumption(job, slot) if policy else Consumption({})
         warnings.extend(f"request {index}: {w}" for w in consumption.warnings)
@@ -457,21 +457,41 @@ def remaining(cycle: Cycle) -> dict[str, int | float]:
     return out
 
 
-def _jobs(doc: Mapping[str, object]) -> list[Mapping[str, Any]]:
+def _jobs(doc: Mapping[str, object]) -> list[ClassAd]:
+    """The JOBS document's job ads as request ads (DESIGN.md `slots --jobs`).
+
+    JOBS values are ClassAd literals; `Requirements`, the one expression the negotiator
+    needs from a job, may be written as its source text (a plain string) or as
+    `/Expr(text)/`. condor_submit always writes a Requirements; a JOBS entry without
+    one places no requirement on the slot (`true`), so one JOBS file serves both the
+    startd's split and the negotiator's view.
+    """
     if not isinstance(doc, Mapping):
         raise ConsumptionError("the JOBS document is not a mapping")
     jobs = doc.get("jobs")
     if not isinstance(jobs, list):
         raise ConsumptionError("jobs: expected a list of job ads")
+    ads: list[ClassAd] = []
     for index, job in enumerate(jobs):
+        where = f"jobs[{index}]"
         if not isinstance(job, Mapping):
-            raise ConsumptionError(f"jobs[{index}]: expected a job ad (a mapping)")
+            raise ConsumptionError(f"{where}: expected a job ad (a mapping)")
         if "release" in job:
             raise ConsumptionError(
-                f"jobs[{index}]: a release has no meaning in one negotiation cycle "
+                f"{where}: a release has no meaning in one negotiation cycle "
                 "(the negotiator sees the slot ad, not the startd's claims)"
             )
-    return jobs
+        ad = as_ad(job, where=where)
+        requirements = ad.get("Requirements")
+        if "Requirements" not in ad:
+            ad["Requirements"] = True
+        elif isinstance(requirements, str):
+            try:
+                ad[_spelling(ad, "Requirements")] = parse(requirements)
+            except PolicyError as err:
+                raise ConsumptionError(f"{where}.Requirements: {err.message}") from err
+        ads.append(ad)
+    return ads
 
 
 def negotiator_report(
@@ -480,6 +500,9 @@ def negotiator_report(
     """The `slots --negotiator` result (DESIGN.md): `matches` (one entry per job of
     `doc["jobs"]`: request_index, matched, consumption {asset: amount}, cost) and
     `remaining` (the p-slot's assets and SlotWeight after the cycle).
+
+    `pslot_ad` is the p-slot's ad with expressions as `/Expr(text)/` strings
+    (compiler.slots.publish.json_ad); job ads are read as `_jobs` says.
 
     `semantics` ("code" or "manual") changes nothing here: the seed and 23.0 compute
     the same matches; their differences (reference/slots.md §12 items 6 and 11) are in

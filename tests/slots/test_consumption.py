@@ -657,6 +657,15 @@ def test_a_job_without_requirements_never_matches() -> None:
     assert negotiate_cycle(seed_slot(), [request]).matches[0].matched is False
 
 
+def test_jobs_document_requirements_default_to_true_and_may_be_source_text() -> None:
+    bare = {"RequestCpus": 3, "RequestMemory": 1024, "RequestDisk": 1024}
+    picky = {**bare, "Requirements": "TARGET.Cpus >= 6"}
+    report = negotiator_report(seed_slot(), {"jobs": [bare, picky, bare]}, semantics="code")
+    # picky sees 5 cores after the first match (its RequestCpus is overridden, not Cpus)
+    assert [m["matched"] for m in report["matches"]] == [True, False, True]
+    assert report["remaining"]["Cpus"] == 2
+
+
 def test_slot_weight_that_is_no_number_becomes_cpus() -> None:
     # matchmaker.cpp: the negotiator assigns its SLOT_WEIGHT (default Cpus) when the
     # slot's SlotWeight does not evaluate to a number.
@@ -683,6 +692,8 @@ def test_fractional_consumption_keeps_reals() -> None:
         ({"jobs": "x"}, "jobs: expected a list"),
         ({"jobs": [3]}, "jobs[0]: expected a job ad"),
         ({"jobs": [{"Requirements": "/Expr(1 +)/"}]}, "jobs[0].Requirements"),
+        ({"jobs": [{"Requirements": "1 +"}]}, "jobs[0].Requirements"),
+        ("not a mapping", "not a mapping"),
     ],
 )
 def test_bad_documents_are_positioned_errors(doc: dict[str, Any], message: str) -> None:

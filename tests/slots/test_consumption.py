@@ -732,3 +732,60 @@ def test_cycle_invariants(requests: list[tuple[int, int, bool]], claims: int) ->
         assert used + report["remaining"][asset] == start
         assert report["remaining"][asset] >= 0
     assert sum(m["cost"] for m in matched) == 8 - report["remaining"]["SlotWeight"]
+
+
+#: The consumption part of job_consumption_policies_basic_van.run's configuration.
+BASIC_VAN_CONFIG = """
+MACHINE_RESOURCE_tokens = 3
+CONSUMPTION_POLICY = True
+CONSUMPTION_CPUS = ifthenelse(target.Cpus isnt undefined, quantize(target.Cpus, {1}), 1)
+CONSUMPTION_MEMORY = ifthenelse(target.Memory isnt undefined, quantize(target.Memory, {1}), 1)
+CONSUMPTION_DISK = ifthenelse(target.Disk isnt undefined, quantize(target.Disk, {100}), 100)
+CONSUMPTION_TOKENS = ifthenelse(target.Tokens isnt undefined, target.Tokens, 0)
+SLOT_WEIGHT = Cpus
+NUM_CLAIMS = 5
+SLOT_TYPE_1_NUM_CLAIMS = 10
+SLOT_TYPE_2_CONSUMPTION_MEMORY = quantize(target.RequestMemory, {25})
+SLOT_TYPE_2_SLOT_WEIGHT = floor(Memory / 25)
+SLOT_TYPE_3_CONSUMPTION_TOKENS = 1
+SLOT_TYPE_3_CONSUMPTION_CPUS = 0
+SLOT_TYPE_3_CONSUMPTION_MEMORY = 0
+SLOT_TYPE_3_CONSUMPTION_DISK = 0
+SLOT_TYPE_3_SLOT_WEIGHT = Tokens
+SLOT_TYPE_4_CONSUMPTION_CPUS = TotalSlotCpus
+SLOT_TYPE_4_CONSUMPTION_MEMORY = TotalSlotMemory
+SLOT_TYPE_4_CONSUMPTION_DISK = floor(0.9 * Disk)
+SLOT_TYPE_4_CONSUMPTION_TOKENS = TotalSlotTokens
+"""
+
+
+def test_basic_van_slots_publish_what_the_wheel_reads_from_the_configuration(
+    tmp_path: Path,
+) -> None:
+    """The Consumption<asset> texts and NumClaims of each basic_van p-slot, built by
+    consumption_texts / num_claims from the knobs as HTCondor's reader gives them
+    (SLOT_TYPE_<N>_<knob> before <knob>), are those the cycle tests above use."""
+    from tests.config.oracle_config import oracle_param
+
+    config = tmp_path / "condor_config"
+    config.write_text(BASIC_VAN_CONFIG, encoding="utf-8")
+    knob_names = [
+        "CONSUMPTION_CPUS",
+        "CONSUMPTION_MEMORY",
+        "CONSUMPTION_DISK",
+        "CONSUMPTION_TOKENS",
+        "NUM_CLAIMS",
+    ]
+    names = knob_names + [f"SLOT_TYPE_{t}_{k}" for t in (1, 2, 3, 4) for k in knob_names]
+    answer = oracle_param(config, names)
+    assert not answer.refused, answer.message
+    for type_id in (1, 2, 3, 4):
+        knobs = {
+            k: answer.values.get(f"SLOT_TYPE_{type_id}_{k}") or answer.values[k] for k in knob_names
+        }
+        texts = consumption_texts(knobs, "Cpus Memory Disk Swap tokens")
+        slot = basic_van_slot(type_id)
+        assert {k: _expr(v) for k, v in texts.items()} == {
+            k: v for k, v in slot.items() if k.startswith("Consumption")
+        }
+        assert num_claims(knobs, 5) == slot["NumClaims"]

@@ -495,7 +495,11 @@ def _jobs(doc: Mapping[str, object]) -> list[ClassAd]:
 
 
 def negotiator_report(
-    pslot_ad: Mapping[str, object], doc: Mapping[str, object], *, semantics: str
+    pslot_ad: Mapping[str, object],
+    doc: Mapping[str, object],
+    *,
+    semantics: str,
+    file: str | None = None,
 ) -> dict[str, Any]:
     """The `slots --negotiator` result (DESIGN.md): `matches` (one entry per job of
     `doc["jobs"]`: request_index, matched, consumption {asset: amount}, cost) and
@@ -507,12 +511,18 @@ def negotiator_report(
     `semantics` ("code" or "manual") changes nothing here: the seed and 23.0 compute
     the same matches; their differences (reference/slots.md §12 items 6 and 11) are in
     the seed's example configuration and a usage rule, see docs/consumption-policies.md.
+    A problem with the document or the ads is a ConsumptionError naming the key at
+    fault, located in `file` (the JOBS path) when given.
     """
     from compiler.spec import SEMANTICS
 
     if semantics not in SEMANTICS:
         raise ConsumptionError(f"unknown semantics '{semantics}' (known: {', '.join(SEMANTICS)})")
-    cycle = negotiate_cycle(pslot_ad, _jobs(doc))
+    try:
+        cycle = negotiate_cycle(pslot_ad, _jobs(doc))
+    except ConsumptionError as err:
+        err.file = err.file or file
+        raise
     return {
         "matches": [
             {

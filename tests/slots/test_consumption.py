@@ -655,6 +655,8 @@ def test_a_slot_without_consumption_policy_takes_one_match() -> None:
 def test_a_job_without_requirements_never_matches() -> None:
     request = {k: v for k, v in job(1, 128, 1024).items() if k != "Requirements"}
     assert negotiate_cycle(seed_slot(), [request]).matches[0].matched is False
+    slot = _parsed(seed_slot())
+    assert _oracle(slot).symmetricMatch(classad2.ClassAd(ad_text(request))) is False
 
 
 def test_jobs_document_requirements_default_to_true_and_may_be_source_text() -> None:
@@ -699,6 +701,12 @@ def test_fractional_consumption_keeps_reals() -> None:
 def test_bad_documents_are_positioned_errors(doc: dict[str, Any], message: str) -> None:
     with pytest.raises(ConsumptionError, match=message.replace("[", r"\[").replace("]", r"\]")):
         negotiator_report(seed_slot(), doc, semantics="code")
+
+
+def test_document_errors_name_the_jobs_file() -> None:
+    with pytest.raises(ConsumptionError) as caught:
+        negotiator_report(seed_slot(), {"jobs": [3]}, semantics="code", file="jobs.json")
+    assert caught.value.format() == "jobs.json: jobs[0]: expected a job ad (a mapping)"
 
 
 def test_unknown_semantics_is_an_error() -> None:

@@ -347,6 +347,24 @@ def cp_match(job: ClassAd, slot: ClassAd) -> tuple[bool, Consumption]:
     return symmetric_match(override_requested(job, consumption), slot), consumption
 
 
+def dslot_type_items(consumption: Consumption, total_disk_kb: float) -> tuple[str, ...]:
+    """The slot-type description the startd builds a d-slot from when it splits a CP
+    p-slot: one `name=value` item per asset, the value being the consumption truncated
+    to an integer, except Disk: a percentage of the partition printed with one decimal,
+    `max(0, 0.1 + 100 × disk / TotalDisk)` (23.0 `Resource::create_dslot`). The items go
+    through the SLOT_TYPE_<N> reader, so its lower bounds (1 core, 1 MB) apply; no
+    Require<name> constraint is used on this path.
+    """
+    items: list[str] = []
+    for asset, amount in consumption.amounts.items():
+        if asset.lower() == "disk":
+            share = max(0.0, 0.1 + 100 * amount / float(total_disk_kb))
+            items.append(f"{asset}={share:.1f}%")
+        else:
+            items.append(f"{asset}={int(amount)}")
+    return tuple(items)
+
+
 # ---- one negotiation cycle against one p-slot ------------------------------------------
 
 
@@ -549,6 +567,7 @@ __all__ = [
     "cp_match",
     "custom_consumption_default",
     "deduct_assets",
+    "dslot_type_items",
     "negotiate_cycle",
     "negotiator_report",
     "num_claims",

@@ -27,6 +27,7 @@ from compiler.slots.consumption import (
     consumption_texts,
     cp_match,
     deduct_assets,
+    dslot_type_items,
     negotiate_cycle,
     negotiator_report,
     num_claims,
@@ -396,6 +397,26 @@ def test_actuators_job_without_request_computes_3_but_does_not_match() -> None:
     # with the request present the same job matches
     request["RequestActuators"] = 4
     assert cp_match(request, slot)[0] is True
+
+
+def test_dslot_description_from_consumption() -> None:
+    # reference/slots.md §7.4/§8: the seed's JobA (3 cores, 1024 MB, 10240 KB) on a
+    # 10,240,000 KB partition asks for 0.1 + 0.1 = 0.2 % of the disk.
+    slot = seed_slot()
+    consumption = compute_consumption(job(3, 1024, 10240), slot)
+    assert dslot_type_items(consumption, 10_240_000) == ("Cpus=3", "Disk=0.2%", "Memory=1024")
+    # basic_van slot type 3: nothing but one token; disk 0 gives 0.1 %, not less
+    consumption = compute_consumption(job(1, 1, 1), basic_van_slot(3))
+    assert dslot_type_items(consumption, TOTAL_DISK) == (
+        "Cpus=0",
+        "Disk=0.1%",
+        "Memory=0",
+        "tokens=1",
+    )
+    # a fractional consumption is truncated
+    assert dslot_type_items(compute_consumption(job(2.7, 100, 1), seed_slot()), 1000)[0] == (
+        "Cpus=2"
+    )
 
 
 # ---- differential: consumption and matches against classad2 ---------------------------

@@ -666,3 +666,43 @@ def build_layout(config: Config, hardware: Hardware, *, semantics: str = "code")
         )
         slots.append(slot)
     return Layout(hardware, machine, MappingProxyType(types), tuple(slots))
+
+
+_HW_KEYS = ("cpus", "memory_mb", "disk_kb", "swap_kb")
+
+
+def hardware_from(document: Any, path: str) -> Hardware:
+    """The HW document as a `Hardware` record; a wrong key or value names it."""
+    if not isinstance(document, Mapping):
+        raise PolicyError("the hardware file must hold a mapping", file=path)
+    unknown = sorted(set(document) - {*_HW_KEYS, "resources", "resource_properties"})
+    if unknown:
+        raise PolicyError(f"unknown key '{unknown[0]}' in the hardware file", file=path)
+    numbers: dict[str, int] = {}
+    for key in _HW_KEYS:
+        value = document.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise PolicyError(
+                f"hardware key '{key}' must be a non-negative integer (got {value!r})", file=path
+            )
+        numbers[key] = value
+    resources = document.get("resources") or {}
+    properties = document.get("resource_properties") or {}
+    if not isinstance(resources, Mapping) or not all(
+        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in resources.values()
+    ):
+        raise PolicyError("hardware key 'resources' must map names to lists of ids", file=path)
+    if not isinstance(properties, Mapping) or not all(
+        isinstance(p, Mapping) for p in properties.values()
+    ):
+        raise PolicyError(
+            "hardware key 'resource_properties' must map ids to attribute mappings", file=path
+        )
+    return Hardware(
+        numbers["cpus"],
+        numbers["memory_mb"],
+        numbers["disk_kb"],
+        numbers["swap_kb"],
+        {str(k): tuple(v) for k, v in resources.items()},
+        {str(k): dict(v) for k, v in properties.items()},
+    )

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from compiler.errors import PolicyError
-from compiler.slots.layout import build_layout
-from compiler.slots.model import Hardware, Layout
+from compiler.slots.layout import build_layout, hardware_from
+from compiler.slots.model import Layout
 from compiler.slots.publish import layout_report
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 
@@ -82,46 +82,6 @@ def read_document(path: str) -> Any:
             ) from None
 
 
-_HW_KEYS = ("cpus", "memory_mb", "disk_kb", "swap_kb")
-
-
-def hardware_from(document: Any, path: str) -> Hardware:
-    """The HW document as a `Hardware` record; a wrong key or value names it."""
-    if not isinstance(document, Mapping):
-        raise PolicyError("the hardware file must hold a mapping", file=path)
-    unknown = sorted(set(document) - {*_HW_KEYS, "resources", "resource_properties"})
-    if unknown:
-        raise PolicyError(f"unknown key '{unknown[0]}' in the hardware file", file=path)
-    numbers: dict[str, int] = {}
-    for key in _HW_KEYS:
-        value = document.get(key)
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise PolicyError(
-                f"hardware key '{key}' must be a non-negative integer (got {value!r})", file=path
-            )
-        numbers[key] = value
-    resources = document.get("resources") or {}
-    properties = document.get("resource_properties") or {}
-    if not isinstance(resources, Mapping) or not all(
-        isinstance(ids, list) and all(isinstance(i, str) for i in ids) for ids in resources.values()
-    ):
-        raise PolicyError("hardware key 'resources' must map names to lists of ids", file=path)
-    if not isinstance(properties, Mapping) or not all(
-        isinstance(p, Mapping) for p in properties.values()
-    ):
-        raise PolicyError(
-            "hardware key 'resource_properties' must map ids to attribute mappings", file=path
-        )
-    return Hardware(
-        numbers["cpus"],
-        numbers["memory_mb"],
-        numbers["disk_kb"],
-        numbers["swap_kb"],
-        {str(k): tuple(v) for k, v in resources.items()},
-        {str(k): dict(v) for k, v in properties.items()},
-    )
-
-
 def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
     """The layout and the JSON document the arguments ask for."""
     choice = load_policy(args)
@@ -139,32 +99,29 @@ def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
 
             result.update(jobs_report(layout, jobs, semantics=choice.semantics, file=args.jobs))
     if args.load:
-        _merge_load(result, _load(layout, read_document(args.load), choice, args.load))
+        _merge_load(result, _load(layout, choice, args.load))
     return layout, result
 
 
 def _negotiator(layout: Layout, jobs: Any, path: str, semantics: str) -> dict[str, Any]:
     """`--negotiator`: compiler.slots.consumption's one-cycle match against the p-slot ad."""
-    try:
-        from compiler.slots.consumption import negotiator_report
-    except ImportError:
-        raise PolicyError("--negotiator is not available in this build", file=path) from None
+    from compiler.slots.consumption import negotiator_report
     from compiler.slots.partition import pslot_of
     from compiler.slots.publish import json_ad, slot_ad
 
     pslot = pslot_of(layout, jobs, path)
     result: dict[str, Any] = negotiator_report(
-        json_ad(slot_ad(layout, pslot)), jobs, semantics=semantics
+        json_ad(slot_ad(layout, pslot)), jobs, semantics=semantics, file=path
     )
     return result
 
 
-def _load(layout: Layout, document: Any, choice: Any, path: str) -> dict[str, Any]:
-    """`--load`: runtime.slots.load's hand-out of owner load, keyboard and console."""
-    try:
-        from runtime.slots.load import load_report
-    except ImportError:
-        raise PolicyError("--load is not available in this build", file=path) from None
+def _load(layout: Layout, choice: Any, path: str) -> dict[str, Any]:
+    """`--load`: runtime.slots.load's hand-out of owner load, keyboard and console (the
+    document read with positions, so a bad key is reported at its line)."""
+    from runtime.slots.load import load_report, read_load_document
+
+    document = read_load_document(path)
     names = [slot.name for slot in layout.slots]
     result: dict[str, Any] = load_report(names, document, choice.config, semantics=choice.semantics)
     return result

@@ -138,3 +138,27 @@ def test_load_reproduces_the_seeds_second_multicore_log(
     bad = _write(tmp_path, "bad.json", {"condor_load": {"slot2": 0.5}})
     assert main(["slots", conf, "--hardware", hw, "--load", bad]) == 2
     assert "total_load" in capsys.readouterr().err
+
+
+def test_negotiator_matches_the_seeds_consumption_policy_example(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 002 "condor_negotiator-Side Resource Consumption Policies": a partitionable
+    slot of 8 cores with CONSUMPTION_CPUS = TARGET.RequestCpus and SLOT_WEIGHT = Cpus
+    matches two 3-core jobs in one cycle (cost 3 each) and refuses the third (2 cores
+    left; reference/slots.md section 8, matchmaker.cpp)."""
+    conf = _write(
+        tmp_path,
+        "cp.conf",
+        "NUM_SLOTS_TYPE_1 = 1\nSLOT_TYPE_1 = cpus=8\nSLOT_TYPE_1_PARTITIONABLE = True\n"
+        "SLOT_TYPE_1_CONSUMPTION_POLICY = True\n"
+        "SLOT_TYPE_1_CONSUMPTION_CPUS = TARGET.RequestCpus\nSLOT_WEIGHT = Cpus\n",
+    )
+    hw = _write(tmp_path, "hw.json", {"cpus": 8, "memory_mb": 8192, "disk_kb": 10**6, "swap_kb": 1})
+    job = {"RequestCpus": 3, "RequestMemory": 100, "RequestDisk": 100, "Requirements": True}
+    jobs = _write(tmp_path, "jobs.json", {"pslot": "slot1", "jobs": [job, job, job]})
+    argv = ["slots", conf, "--hardware", hw, "--jobs", jobs, "--negotiator", "--format", "json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(m["matched"], m["cost"]) for m in out["matches"]] == [(True, 3), (True, 3), (False, 0)]
+    assert out["remaining"]["Cpus"] == 2

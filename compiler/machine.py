@@ -101,7 +101,9 @@ def _exit_actions(spec: EraSpec, source: Pair, target: Pair) -> tuple[Action, ..
     return actions
 
 
-def _enter_actions(spec: EraSpec, source: Pair, target: Pair) -> tuple[Action, ...]:
+def enter_actions(spec: EraSpec, source: Pair, target: Pair) -> tuple[Action, ...]:
+    """The actions of entering `target` from `source`: the new state's `on_enter` (when
+    the state changes) and then the pair's."""
     actions: tuple[Action, ...] = ()
     if target.state != source.state:
         actions += spec.state(target.state).on_enter
@@ -158,7 +160,7 @@ def row_transitions(spec: EraSpec, row: Row) -> list[dict[str, Any]]:
                         ActionCall(fire, "fire"),
                         ActionCall(_exit_actions(spec, t.source, target), "exit"),
                     ],
-                    "after": [ActionCall(_enter_actions(spec, t.source, target), "enter")],
+                    "after": [ActionCall(enter_actions(spec, t.source, target), "enter")],
                 }
             )
     return out

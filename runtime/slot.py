@@ -45,7 +45,7 @@ from transitions import Machine
 from compiler import CompiledGuard, StateTable, holds
 from compiler.classad import ClassAd
 from compiler.errors import PolicyError
-from compiler.machine import pair_name, to_transitions, trigger_index
+from compiler.machine import enter_actions, pair_name, to_transitions, trigger_index
 from compiler.spec import Action, Pair
 from runtime.ads import (
     Env,
@@ -65,6 +65,9 @@ from runtime.timers import POLL, UPDATE, Schedule, timer_seconds
 Listener = Callable[[dict[str, Any]], None]
 #: Longest chain of transitions one instant may cause before we call it a loop.
 MAX_CASCADE = 64
+
+
+_UNSET = object()
 
 
 class SlotError(PolicyError):
@@ -431,6 +434,35 @@ class Slot:
         for name, value in {**changed, **overrides}.items():
             self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
         self._invalidate()
+
+    def set_machine_predicates(self, values: Mapping[str, Any]) -> None:
+        """Predicates the machine as a whole decides (`AllSlotsDrained` on a startd with
+        several slots: `ResMgr::drainingIsComplete`), set by `runtime.startd.Startd`
+        before each of this slot's evaluations; silent, unlike a trace's `set:`."""
+        if any(self.overrides.get(k, _UNSET) != v for k, v in values.items()):
+            self.overrides.update(values)
+            self._invalidate()
+
+    def created(self, job: Mapping[str, Any]) -> None:
+        """Start a slot that another slot's claim made, already in its initial pair: a
+        dynamic slot carved out of a partitionable one for `job` (23.0 command.cpp
+        `request_claim` -> Resource.cpp `create_dslot`: the new Resource starts in
+        Owner/Idle and `accept_request_claim` moves it to Claimed at once, with no
+        policy evaluation between). The entry actions of the initial pair as from
+        Owner/Idle (the claim begins, its lease timer starts), then the entry steps."""
+        self.request_job = dict(job)
+        self._log(
+            {
+                "kind": "created",
+                "state": list(self.pair_tuple()),
+                "era": self.table.era,
+                "semantics": self.table.semantics,
+                "job": jsonable(job),
+            }
+        )
+        self.perform(enter_actions(self.spec, Pair("Owner", "Idle"), self.pair), job)
+        self._depth = 0
+        self._entered(_Context(self, None))
 
     def set_job(self, values: Mapping[str, Any]) -> None:
         """A trace's `set_job:` step: change attributes of the running job's ad."""

@@ -52,9 +52,10 @@ TOP_KEYS = (
     "description",
     "epoch",
     "keepalive",
+    "hardware",
 )
 STEP_KINDS = ("tick", "event", "set", "set_job")
-STEP_KEYS = ("t", *STEP_KINDS, "how", "job", "note")
+STEP_KEYS = ("t", *STEP_KINDS, "how", "job", "note", "slot")
 
 
 class TraceError(PolicyError):
@@ -72,10 +73,13 @@ class Step:
     job: Mapping[str, Any] | None = None
     values: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0
+    slot: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The step as a trace file writes it."""
         out: dict[str, Any] = {"t": num(self.t)}
+        if self.slot is not None:
+            out["slot"] = self.slot
         match self.kind:
             case "tick":
                 out["tick"] = True
@@ -109,6 +113,7 @@ class Trace:
     keepalive: bool = True
     expect: Mapping[str, tuple[int | str, ...]] = field(default_factory=dict)
     description: str = ""
+    hardware: Mapping[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The trace as a trace file writes it (keys at their default are left out, except
@@ -128,6 +133,8 @@ class Trace:
         if self.job:
             out["job"] = dict(self.job)
         out["slot"] = self.slot
+        if self.hardware is not None:
+            out["hardware"] = dict(self.hardware)
         if self.epoch != EPOCH:
             out["epoch"] = num(self.epoch)
         if not self.keepalive:
@@ -300,7 +307,7 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
             r.error(top["initial"][1], "initial must be {state: S, activity: A}")
         else:
             initial = (str(init["state"]), str(init.get("activity", "Idle")))
-    for key in ("machine", "job"):
+    for key in ("machine", "job", "hardware"):
         if key in values and not isinstance(values[key], dict):
             r.error(top[key][1], f"{key} must be a mapping of attributes")
             values[key] = {}
@@ -322,6 +329,7 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
     if _seconds(epoch) is None:
         r.error(top["epoch"][1], "epoch must be a number of seconds")
         epoch = EPOCH
+    hardware = values.get("hardware")
     expect = _expect(r, top.get("expect"))
     spec = load_spec(era or DEFAULT_ERA)
     events = {e.name: e for e in spec.events}
@@ -330,6 +338,17 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
         r.error(root, "a trace needs a `steps` list")
     else:
         steps = _steps(r, top["steps"][1], events)
+    if hardware is None:
+        for step in steps:
+            if step.slot not in (None, "slot1"):
+                r.errors.append(
+                    TraceError(
+                        f"the step names slot {step.slot!r}, but a trace without `hardware:` "
+                        "runs one slot (slot1)",
+                        file=file,
+                        line=step.line,
+                    )
+                )
     raise_all(r.errors)
     return Trace(
         file=file,
@@ -347,6 +366,7 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
         keepalive=values.get("keepalive", True),
         expect=expect,
         description=str(values.get("description", "")),
+        hardware=hardware,
     )
 
 
@@ -411,6 +431,12 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
             r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
         last_t = max(last_t, seconds)
         line = item.start_mark.line + 1
+        slot_name = None
+        if "slot" in fields:
+            slot_name = _value(fields["slot"][1])
+            if not isinstance(slot_name, str) or not slot_name:
+                r.error(fields["slot"][1], "slot must be a slot name such as slot1 or slot1_2")
+                slot_name = None
         value_node = fields[kind][1]
         value = _value(value_node)
         match kind:
@@ -428,18 +454,18 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if job is not None and not isinstance(job, dict):
                     r.error(fields["job"][1], "job must be a mapping of job attributes")
                     job = None
-                steps.append(Step(seconds, "event", name, how, job, line=line))
+                steps.append(Step(seconds, "event", name, how, job, line=line, slot=slot_name))
             case "tick":
                 if value is not True:
                     r.error(value_node, "tick must be true")
-                steps.append(Step(seconds, "tick", line=line))
+                steps.append(Step(seconds, "tick", line=line, slot=slot_name))
             case "set" | "set_job":
                 if not isinstance(value, dict) or not value:
                     r.error(value_node, f"{kind} must be a mapping of attributes")
                     continue
                 if kind == "set":
                     _check_idle(r, value_node, value)
-                steps.append(Step(seconds, kind, values=dict(value), line=line))
+                steps.append(Step(seconds, kind, values=dict(value), line=line, slot=slot_name))
     return steps
 
 
@@ -541,3 +567,66 @@ def _apply(slot: Any, step: Step) -> None:
             slot.set_job(step.values)
         case _:
             raise ValueError(f"unknown step kind {step.kind}")
+
+
+# ------------------------------------------------------------------ a machine of slots
+
+
+def replay_startd(
+    trace: Trace,
+    layout: Any,
+    table_of: Callable[[Any], StateTable],
+    *,
+    semantics: str,
+    until: float | None = None,
+    listener: Callable[[dict[str, Any]], None] | None = None,
+) -> Any:
+    """Run `trace` through a `runtime.startd.Startd` of `layout` (a trace with
+    `hardware:`): steps go to the slot they name (`slot:`), startd-wide commands without
+    one to every slot. Returns the startd; its `log` holds every report in order."""
+    from runtime.startd import Startd
+
+    clock = SimClock(epoch=trace.epoch)
+    options = {"keepalive": trace.keepalive, "polling": trace.polling, "job": trace.job}
+    startd = Startd(
+        layout,
+        table_of,
+        clock,
+        machine=trace.machine,
+        idle_ages=trace.idle_ages,
+        semantics=semantics,
+        slot_options=options,
+        listener=listener,
+    )
+    startd.start()
+    end = until if until is not None else (trace.steps[-1].t if trace.steps else 0.0)
+    for step in trace.steps:
+        if step.t > end:
+            break
+        startd.advance(step.t, inclusive=False)
+        try:
+            _apply_startd(startd, step)
+        except PolicyError as err:
+            err.file, err.line = trace.file, step.line
+            raise
+    startd.advance(end)
+    return startd
+
+
+def _apply_startd(startd: Any, step: Step) -> None:
+    what = step.event if step.kind == "event" else ("set_job" if step.kind == "set_job" else None)
+    for name in startd.targets(step.slot, what):
+        match step.kind:
+            case "tick":
+                startd.poll(name)
+            case "event":
+                payload: dict[str, Any] = {}
+                if step.how is not None:
+                    payload["how"] = step.how
+                if step.job is not None:
+                    payload["job"] = dict(step.job)
+                startd.send(name, step.event, **payload)
+            case "set":
+                startd.set_sensors(name, step.values)
+            case "set_job":
+                startd.set_job(name, step.values)

@@ -13,12 +13,14 @@ Where the seed and 23.0 disagree the choice is data (spec/slots.yaml, per semant
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import struct
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -706,3 +708,34 @@ def hardware_from(document: Any, path: str) -> Hardware:
         {str(k): tuple(v) for k, v in resources.items()},
         {str(k): dict(v) for k, v in properties.items()},
     )
+
+
+def read_document(path: str) -> Any:
+    """A JSON or YAML input file (DESIGN.md); a problem is a PolicyError naming it."""
+    file = Path(path)
+    if not file.is_file():
+        raise PolicyError("no such file", file=path)
+    text = file.read_text(encoding="utf-8")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as json_error:
+        from compiler.yamlcache import YAMLError
+        from compiler.yamlio import safe_load
+
+        if file.suffix.lower() == ".json":
+            raise PolicyError(
+                f"not valid JSON: {json_error.msg}",
+                file=path,
+                line=json_error.lineno,
+                column=json_error.colno,
+            ) from None
+        try:
+            return safe_load(text)
+        except YAMLError as yaml_error:
+            mark = getattr(yaml_error, "problem_mark", None)
+            raise PolicyError(
+                f"not valid YAML: {getattr(yaml_error, 'problem', None) or yaml_error}",
+                file=path,
+                line=mark.line + 1 if mark is not None else None,
+                column=mark.column + 1 if mark is not None else None,
+            ) from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from runtime.commands._policy_args import (
     DEFAULT_ERA,
@@ -54,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     config = choice.config
     if trace.config:
         config = config.with_overrides(trace.config, source=f"{args.trace} config")
+    if trace.hardware is not None:
+        return _run_startd(args, trace, config, choice)
     table = compile_policy(config, era=choice.era, semantics=choice.semantics)
     print_warnings(table.warnings, only_loud=True)
     log = EventLog(args.log) if args.log else None
@@ -69,4 +72,55 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(item.to_json()))
     if args.format == "text":
         print(f"# {choice.era} ({choice.semantics}): ends {slot.state}/{slot.activity}")
+    return 0
+
+
+def _run_startd(args: argparse.Namespace, trace: Any, config: Any, choice: Any) -> int:
+    """A trace with `hardware:`: the configuration's slot layout on that hardware, each
+    slot running the table compiled from its own view of the configuration (SLOT<N>_ and
+    SLOT_TYPE_<T>_ knobs win), every report tagged with its slot."""
+    from compiler import compile_policy
+    from compiler.slots import build_layout, hardware_from
+    from runtime.eventlog import EventLog
+    from runtime.fired import Fired, Handled
+    from runtime.trace import replay_startd
+
+    layout = build_layout(
+        config, hardware_from(trace.hardware, args.trace), semantics=choice.semantics
+    )
+    tables: dict[tuple[int, int], Any] = {}
+    own = {n.upper() for n in config.names()}
+
+    def table_of(record: Any) -> Any:
+        slot_id = record.slot_id
+        if not any(n.startswith(f"SLOT{slot_id}_") for n in own):
+            slot_id = 0  # no SLOT<N>_ knob: every slot of the type runs the same table
+        key = (slot_id, record.type_id)
+        if key not in tables:
+            view = config.slot(record.slot_id, record.type_id)
+            tables[key] = compile_policy(view, era=choice.era, semantics=choice.semantics)
+            print_warnings(tables[key].warnings, only_loud=True)
+        return tables[key]
+
+    log = EventLog(args.log) if args.log else None
+    try:
+        startd = replay_startd(
+            trace, layout, table_of, semantics=choice.semantics, until=args.until, listener=log
+        )
+    finally:
+        if log is not None:
+            log.close()
+    for name, item in startd.log:
+        if args.format == "text":
+            print(f"{name:<9} {item.to_text()}")
+        elif not isinstance(item, Handled) or item.ignored:
+            record = item.to_json()
+            print(
+                json.dumps(
+                    record if not isinstance(item, Fired | Handled) else {"slot": name, **record}
+                )
+            )
+    if args.format == "text":
+        ends = ", ".join(f"{n} {s.state}/{s.activity}" for n, s in startd.slots.items())
+        print(f"# {choice.era} ({choice.semantics}): ends {ends}")
     return 0

@@ -21,13 +21,10 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from compiler.errors import PolicyError
-from compiler.slots.layout import build_layout, hardware_from
-from compiler.slots.model import Layout
-from compiler.slots.publish import layout_report
+from compiler.slots import Layout, build_layout, hardware_from, layout_report, read_document
 from runtime.commands._policy_args import add_policy_arguments, load_policy
 
 NAME = "slots"
@@ -51,37 +48,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json"), default="table")
 
 
-def read_document(path: str) -> Any:
-    """A JSON or YAML input file (DESIGN.md); a problem is a PolicyError naming it."""
-    file = Path(path)
-    if not file.is_file():
-        raise PolicyError("no such file", file=path)
-    text = file.read_text(encoding="utf-8")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as json_error:
-        from compiler.yamlcache import YAMLError
-        from compiler.yamlio import safe_load
-
-        if file.suffix.lower() == ".json":
-            raise PolicyError(
-                f"not valid JSON: {json_error.msg}",
-                file=path,
-                line=json_error.lineno,
-                column=json_error.colno,
-            ) from None
-        try:
-            return safe_load(text)
-        except YAMLError as yaml_error:
-            mark = getattr(yaml_error, "problem_mark", None)
-            raise PolicyError(
-                f"not valid YAML: {getattr(yaml_error, 'problem', None) or yaml_error}",
-                file=path,
-                line=mark.line + 1 if mark is not None else None,
-                column=mark.column + 1 if mark is not None else None,
-            ) from None
-
-
 def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
     """The layout and the JSON document the arguments ask for."""
     choice = load_policy(args)
@@ -95,7 +61,7 @@ def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
         if args.negotiator:
             result.update(_negotiator(layout, jobs, args.jobs, choice.semantics))
         else:
-            from compiler.slots.partition import jobs_report
+            from compiler.slots import jobs_report
 
             result.update(jobs_report(layout, jobs, semantics=choice.semantics, file=args.jobs))
     if args.load:
@@ -105,9 +71,7 @@ def report(args: argparse.Namespace) -> tuple[Layout, dict[str, Any]]:
 
 def _negotiator(layout: Layout, jobs: Any, path: str, semantics: str) -> dict[str, Any]:
     """`--negotiator`: compiler.slots.consumption's one-cycle match against the p-slot ad."""
-    from compiler.slots.consumption import negotiator_report
-    from compiler.slots.partition import pslot_of
-    from compiler.slots.publish import json_ad, slot_ad
+    from compiler.slots import json_ad, negotiator_report, pslot_of, slot_ad
 
     pslot = pslot_of(layout, jobs, path)
     result: dict[str, Any] = negotiator_report(

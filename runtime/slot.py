@@ -435,12 +435,25 @@ class Slot:
             self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
         self._invalidate()
 
-    def set_machine_predicates(self, values: Mapping[str, Any]) -> None:
-        """Predicates the machine as a whole decides (`AllSlotsDrained` on a startd with
-        several slots: `ResMgr::drainingIsComplete`), set by `runtime.startd.Startd`
-        before each of this slot's evaluations; silent, unlike a trace's `set:`."""
-        if any(self.overrides.get(k, _UNSET) != v for k, v in values.items()):
-            self.overrides.update(values)
+    def set_from_machine(self, values: Mapping[str, Any]) -> None:
+        """What the machine around this slot decides, set by `runtime.startd.Startd`
+        before each of this slot's evaluations, silently (unlike a trace's `set:`): the
+        predicate `AllSlotsDrained` (`ResMgr::drainingIsComplete`) and the other slots'
+        attributes the startd copies into every slot ad (`slot<N>_<attr>` for
+        STARTD_SLOT_ATTRS: `Resource::publish_SlotAttrs`)."""
+        names = {p.name.lower(): p.name for p in self.spec.predicates}
+        changed = False
+        rest: dict[str, Any] = {}
+        for key, value in values.items():
+            name = names.get(key.lower())
+            if name is None:
+                rest[key] = value
+            elif self.overrides.get(name, _UNSET) != value:
+                self.overrides[name] = value
+                changed = True
+        if rest and self.sensors.set(rest, self.clock.now()):
+            changed = True
+        if changed:
             self._invalidate()
 
     def created(self, job: Mapping[str, Any]) -> None:

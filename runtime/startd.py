@@ -99,6 +99,7 @@ class Startd:
         semantics: str = "code",
         slot_options: Mapping[str, Any] | None = None,
         listener: Callable[[dict[str, Any]], None] | None = None,
+        slot_attrs: tuple[str, ...] = (),
     ) -> None:
         self.layout = layout
         self.clock = clock
@@ -108,6 +109,7 @@ class Startd:
         self._options = dict(slot_options or {})
         self._table_of = table_of
         self._listener = listener
+        self._slot_attrs = slot_attrs
         self.slots: dict[str, Slot] = {}
         self.carved: dict[str, Carved] = {}
         self.log: list[tuple[str, Report]] = []
@@ -242,12 +244,28 @@ class Startd:
         self.slots[name].set_sensors(self._resources(record))
 
     def _sync(self) -> None:
-        """`AllSlotsDrained` on every slot: draining and all slots Drained."""
+        """What every slot sees of the others: `AllSlotsDrained` (draining and all slots
+        Drained) and the cross-slot attributes `slot<N>_<attr>` of STARTD_SLOT_ATTRS,
+        each another slot's published attribute as it stands now (23.0 copies the
+        expression, `Resource::publish_SlotAttrs`; here the slot's own value is copied,
+        which is the same for the literals State, Activity and the resources)."""
         drained = all(s.state == "Drained" for s in self.slots.values())
+        cross = self._cross_slot_values()
         for slot in self.slots.values():
-            slot.set_machine_predicates(
-                {"AllSlotsDrained": drained and slot.record.draining is not None}
+            slot.set_from_machine(
+                {"AllSlotsDrained": drained and slot.record.draining is not None, **cross}
             )
+
+    def _cross_slot_values(self) -> dict[str, Any]:
+        if not self._slot_attrs:
+            return {}
+        values: dict[str, Any] = {}
+        for name, slot in self.slots.items():
+            ad = slot.ad
+            for attr in self._slot_attrs:
+                if attr in ad:
+                    values[f"{name}_{attr}"] = ad[attr]
+        return values
 
     def _collect(self, name: str) -> None:
         """Append the reports `name` made since the last look, and delete it (giving its

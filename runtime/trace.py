@@ -580,6 +580,7 @@ def replay_startd(
     semantics: str,
     until: float | None = None,
     listener: Callable[[dict[str, Any]], None] | None = None,
+    slot_attrs: tuple[str, ...] = (),
 ) -> Any:
     """Run `trace` through a `runtime.startd.Startd` of `layout` (a trace with
     `hardware:`): steps go to the slot they name (`slot:`), startd-wide commands without
@@ -597,6 +598,7 @@ def replay_startd(
         semantics=semantics,
         slot_options=options,
         listener=listener,
+        slot_attrs=slot_attrs,
     )
     startd.start()
     end = until if until is not None else (trace.steps[-1].t if trace.steps else 0.0)

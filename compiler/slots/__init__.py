@@ -10,7 +10,7 @@ text).
 Public API (the runtime imports these from here)
 ------------------------------------------------
 `build_layout(config, hardware, *, semantics)`, `hardware_from(document, file)`,
-`read_document(path)` (a JSON or YAML input file),
+`read_document(path)` (a JSON or YAML input file), `slot_attrs(config)` (STARTD_SLOT_ATTRS),
 `layout_report(layout)`, `slot_ad(layout, slot)`, `json_ad(ad)`, `Expression`;
 `split(layout, carved, job, *, semantics)`, `release(carved, name)`, `Carved`, `NO_FIT`,
 `jobs_report`, `pslot_of`; `negotiator_report`; the records `Hardware`, `Layout`,
@@ -18,7 +18,13 @@ Public API (the runtime imports these from here)
 """
 
 from compiler.slots.consumption import negotiator_report
-from compiler.slots.layout import SlotLayoutError, build_layout, hardware_from, read_document
+from compiler.slots.layout import (
+    SlotLayoutError,
+    build_layout,
+    hardware_from,
+    read_document,
+    slot_attrs,
+)
 from compiler.slots.model import Hardware, Layout, Machine, Share, Slot, SlotType
 from compiler.slots.partition import NO_FIT, Carved, jobs_report, pslot_of, release, split
 from compiler.slots.publish import Expression, json_ad, layout_report, slot_ad
@@ -44,5 +50,6 @@ __all__ = [
     "read_document",
     "release",
     "slot_ad",
+    "slot_attrs",
     "split",
 ]

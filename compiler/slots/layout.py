@@ -739,3 +739,19 @@ def read_document(path: str) -> Any:
                 line=mark.line + 1 if mark is not None else None,
                 column=mark.column + 1 if mark is not None else None,
             ) from None
+
+
+#: The knobs whose attributes the startd copies from every slot into every slot ad as
+#: `slot<N>_<attr>` (23.0 startd_main.cpp `init_params`: param_and_insert_unique_items).
+SLOT_ATTR_KNOBS = ("STARTD_SLOT_ATTRS", "STARTD_SLOT_EXPRS", "SYSTEM_STARTD_SLOT_ATTRS")
+
+
+def slot_attrs(config: Config) -> tuple[str, ...]:
+    """The cross-slot attributes a configuration asks for, in order, each once
+    (case-insensitively), from the lists of SLOT_ATTR_KNOBS (commas or blanks)."""
+    seen: dict[str, str] = {}
+    for knob in SLOT_ATTR_KNOBS:
+        for item in re.split(r"[\s,]+", config.get(knob) or ""):
+            if item and item.lower() not in seen:
+                seen[item.lower()] = item
+    return tuple(seen.values())

@@ -80,7 +80,7 @@ def _run_startd(args: argparse.Namespace, trace: Any, config: Any, choice: Any) 
     slot running the table compiled from its own view of the configuration (SLOT<N>_ and
     SLOT_TYPE_<T>_ knobs win), every report tagged with its slot."""
     from compiler import compile_policy
-    from compiler.slots import build_layout, hardware_from
+    from compiler.slots import build_layout, hardware_from, slot_attrs
     from runtime.eventlog import EventLog
     from runtime.fired import Fired, Handled
     from runtime.trace import replay_startd
@@ -105,7 +105,13 @@ def _run_startd(args: argparse.Namespace, trace: Any, config: Any, choice: Any) 
     log = EventLog(args.log) if args.log else None
     try:
         startd = replay_startd(
-            trace, layout, table_of, semantics=choice.semantics, until=args.until, listener=log
+            trace,
+            layout,
+            table_of,
+            semantics=choice.semantics,
+            until=args.until,
+            listener=log,
+            slot_attrs=slot_attrs(config),
         )
     finally:
         if log is not None:

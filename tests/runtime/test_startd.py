@@ -167,3 +167,58 @@ def test_run_prints_each_report_with_its_slot(capsys: pytest.CaptureFixture[str]
         "slot1_2",
         "slot1_3",
     }
+
+
+SUSPENDABLE = ROOT / "docs" / "examples" / "slots" / "suspendable-slots.config"
+SUSPENDABLE_TRACE = ROOT / "docs" / "examples" / "slots" / "suspendable-slots-trace.yaml"
+
+
+def _replay_config(config_path: Path, trace_path: Path, **overrides: str) -> Startd:
+    from compiler.slots import slot_attrs
+
+    trace = read_trace(trace_path)
+    config = load_config(config_path)
+    if overrides:
+        config = config.with_overrides(overrides)
+    layout = build_layout(config, hardware_from(trace.hardware, str(trace_path)), semantics="code")
+    tables: dict[int, Any] = {}
+
+    def table_of(record: Any) -> Any:
+        if record.slot_id not in tables:
+            view = config.slot(record.slot_id, record.type_id)
+            tables[record.slot_id] = compile_policy(view, semantics="code")
+        return tables[record.slot_id]
+
+    startd: Startd = replay_startd(
+        trace, layout, table_of, semantics="code", slot_attrs=slot_attrs(config)
+    )
+    return startd
+
+
+def _at(startd: Startd, slot: str, number: int) -> list[float]:
+    return [
+        r.t
+        for name, r in startd.log
+        if name == slot and isinstance(r, Fired) and r.number == number
+    ]
+
+
+def test_seed_suspendable_slot_policy_runs_across_slots() -> None:
+    """Seed 002's suspendable/nonsuspendable policy: slot2 reads slot1's State through
+    `slot1_State` (STARTD_SLOT_ATTRS = State; 23.0 Resource::publish_SlotAttrs), so its
+    suspendable job is suspended (#14) once slot1 is Claimed and continued (#15) once
+    slot1 has left Claimed; slot1's job is never touched."""
+    startd = _replay_config(SUSPENDABLE, SUSPENDABLE_TRACE)
+    claimed = _at(startd, "slot1", 9)[0]
+    left = _at(startd, "slot1", 10)[0]
+    suspended, continued = _at(startd, "slot2", 14), _at(startd, "slot2", 15)
+    assert len(suspended) == 1 and claimed <= suspended[0] <= claimed + 5  # next poll
+    assert len(continued) == 1 and left <= continued[0] <= left + 5
+    assert 14 not in _fired(startd, "slot1")
+
+
+def test_without_the_cross_slot_attribute_nothing_is_suspended() -> None:
+    """Leave State out of STARTD_SLOT_ATTRS: slot1_State is UNDEFINED in slot2's ad,
+    `=!= "Claimed"` is then TRUE, and the suspendable job runs on beside slot1's."""
+    startd = _replay_config(SUSPENDABLE, SUSPENDABLE_TRACE, STARTD_SLOT_ATTRS="")
+    assert _at(startd, "slot2", 14) == []

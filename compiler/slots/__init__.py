@@ -11,6 +11,7 @@ Public API (the runtime imports these from here)
 ------------------------------------------------
 `build_layout(config, hardware, *, semantics)`, `hardware_from(document, file)`,
 `read_document(path)` (a JSON or YAML input file), `slot_attrs(config)` (STARTD_SLOT_ATTRS),
+`slot_view(config, name, *, semantics)` (the configuration as one slot reads it),
 `layout_report(layout)`, `slot_ad(layout, slot)`, `json_ad(ad)`, `Expression`;
 `split(layout, carved, job, *, semantics)`, `release(carved, name)`, `Carved`, `NO_FIT`,
 `jobs_report`, `pslot_of`; `negotiator_report`; the records `Hardware`, `Layout`,
@@ -24,6 +25,7 @@ from compiler.slots.layout import (
     hardware_from,
     read_document,
     slot_attrs,
+    slot_view,
 )
 from compiler.slots.model import Hardware, Layout, Machine, Share, Slot, SlotType
 from compiler.slots.partition import NO_FIT, Carved, jobs_report, pslot_of, release, split
@@ -51,5 +53,6 @@ __all__ = [
     "release",
     "slot_ad",
     "slot_attrs",
+    "slot_view",
     "split",
 ]

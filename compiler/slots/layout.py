@@ -421,6 +421,44 @@ def _type0_partitionable(config: Config, semantics: str) -> bool:
     return _bool_knob(config.get("SLOT_TYPE_0_PARTITIONABLE"), default)
 
 
+def type_counts(config: Config, cpus: float, *, semantics: str) -> dict[int, int]:
+    """How many slots of each type, by type number (`ResMgr::countTypes`): the non-zero
+    NUM_SLOTS_TYPE_<N> of types 1..MAX_SLOT_TYPES, or else NUM_SLOTS slots of type 0
+    (default 1 when type 0 is partitionable, else the machine's cores)."""
+    top = _int_knob(config, "MAX_SLOT_TYPES", 10)
+    counts = {n: _int_knob(config, f"NUM_SLOTS_TYPE_{n}", 0) for n in range(1, top + 1)}
+    counts = {n: c for n, c in counts.items() if c > 0}
+    if not counts:
+        zero_p = _type0_partitionable(config, semantics)
+        counts = {0: _int_knob(config, "NUM_SLOTS", 1 if zero_p else int(cpus))}
+    return counts
+
+
+def slot_view(config: Config, name: str, *, semantics: str) -> Config:
+    """The configuration as slot `name` reads it (`SLOT<N>_` then `SLOT_TYPE_<T>_`
+    knobs before the plain ones): slot `slot<N>` or a dynamic slot `slot<N>_<k>` of it,
+    numbered as the startd numbers its slots (types in ascending order), with the cores
+    the configuration gives (NUM_CPUS, by default this host's DETECTED_CPUS)."""
+    found = re.fullmatch(r"slot(\d+)(?:_(\d+))?", name, re.IGNORECASE)
+    if found is None:
+        raise PolicyError(
+            f"{name!r} is not a slot name (slot1, slot2, slot1_3, ...)", file="--slot"
+        )
+    slot_id = int(found.group(1))
+    cpus = float(_int_knob(config, "NUM_CPUS", _int_knob(config, "DETECTED_CPUS", 1)))
+    order = [
+        t
+        for t, n in sorted(type_counts(config, cpus, semantics=semantics).items())
+        for _ in range(n)
+    ]
+    if not 1 <= slot_id <= len(order):
+        raise PolicyError(
+            f"this configuration makes {len(order)} slot(s): there is no slot{slot_id}",
+            file="--slot",
+        )
+    return config.slot(slot_id, order[slot_id - 1])
+
+
 def slot_types(
     config: Config, machine: Machine, *, semantics: str
 ) -> tuple[dict[int, SlotType], list[int]]:
@@ -432,12 +470,8 @@ def slot_types(
                 f"EXCEPT Can't define {key} in the config file",
                 **_where(config, key),
             )
-    top = _int_knob(config, "MAX_SLOT_TYPES", 10)
-    counts = {n: _int_knob(config, f"NUM_SLOTS_TYPE_{n}", 0) for n in range(1, top + 1)}
-    counts = {n: c for n, c in counts.items() if c > 0}
+    counts = type_counts(config, machine.cpus, semantics=semantics)
     zero_p = _type0_partitionable(config, semantics)
-    if not counts:
-        counts = {0: _int_knob(config, "NUM_SLOTS", 1 if zero_p else int(machine.cpus))}
     types: dict[int, SlotType] = {}
     order: list[int] = []
     for type_id in sorted(counts):

@@ -82,6 +82,25 @@ def add_policy_arguments(parser: argparse.ArgumentParser) -> None:
     add_allow_commands_argument(parser)
 
 
+def add_slot_argument(parser: argparse.ArgumentParser) -> None:
+    """`--slot NAME`: the policy as one slot of a machine with several reads it."""
+    parser.add_argument(
+        "--slot",
+        metavar="NAME",
+        help="the policy of one slot (slot2, or a dynamic slot slot1_3 of slot1): its "
+        "SLOT<N>_ and SLOT_TYPE_<T>_ knobs win, as the startd reads them",
+    )
+
+
+def slot_assumptions(choice: PolicyChoice, assume: dict[str, object]) -> dict[str, object]:
+    """`assume` plus, under `--slot`, that slot's SlotID (its ad says so: a guard such as
+    `SlotID > 1` is decided for it); an explicit `--assume SlotID=...` wins."""
+    slot_id = choice.config.slot_id
+    if slot_id is not None and "slotid" not in {n.lower() for n in assume}:
+        return {**assume, "SlotID": slot_id}
+    return assume
+
+
 def print_warnings(warnings: Iterable[str], *, only_loud: bool = False) -> None:
     """A compiled table's warnings on stderr, one a line; the ones that say the manual
     reading misleads for this policy (`compiler.MANUAL_READS_JOB`) in capitals,
@@ -111,7 +130,19 @@ def config_path(args: argparse.Namespace) -> Path | None:
 
 
 def load_policy(args: argparse.Namespace) -> PolicyChoice:
-    """The configuration the arguments name, read for their era."""
+    """The configuration the arguments name, read for their era (as slot `--slot` reads
+    it, when given)."""
+    choice = _load_policy(args)
+    slot = getattr(args, "slot", None)
+    if not slot:
+        return choice
+    from compiler.slots import slot_view  # only when asked: not on a cold compile's path
+
+    view = slot_view(choice.config, slot, semantics=choice.semantics)
+    return PolicyChoice(view, choice.era, choice.semantics, f"{choice.description}, {slot}")
+
+
+def _load_policy(args: argparse.Namespace) -> PolicyChoice:
     path = config_path(args)
     era: str = args.era
     if path is not None and not path.exists():

@@ -29,7 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from compiler.errors import PolicyError
-from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
+from runtime.commands._policy_args import (
+    add_policy_arguments,
+    add_slot_argument,
+    load_policy,
+    print_warnings,
+)
 
 NAME = "check"
 HELP = "Static analysis and property-based conformance testing of a compiled policy."
@@ -37,6 +42,7 @@ HELP = "Static analysis and property-based conformance testing of a compiled pol
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)
+    add_slot_argument(parser)
     parser.add_argument(
         "--properties", metavar="FILE", help="admin properties (docs/properties.md)"
     )

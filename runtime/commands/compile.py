@@ -37,7 +37,13 @@ from compiler.classad import UNDEFINED, ClassAdSyntaxError, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError, close_matches
 from compiler.simplify import STARTD_DOMAINS
-from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
+from runtime.commands._policy_args import (
+    add_policy_arguments,
+    add_slot_argument,
+    load_policy,
+    print_warnings,
+    slot_assumptions,
+)
 
 NAME = "compile"
 HELP = "Compile a policy into the era's state table (simplified guards, dead/always rows)."
@@ -48,6 +54,7 @@ PROGRESS_AFTER = 2.0
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)
+    add_slot_argument(parser)
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format")
     parser.add_argument(
         "--assume",
@@ -118,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
         if hint:
             print(f"condor-policy: warning: {hint}", file=sys.stderr)
     choice = load_policy(args)
+    assume = slot_assumptions(choice, assume)
     message = f"compiling {choice.description} ({choice.era})"
     if args.differences:
         with progress(message, fmt=args.format):

@@ -29,8 +29,10 @@ from runtime.commands._policy_args import (
     DEFAULT_SEMANTICS,
     PolicyChoice,
     add_policy_arguments,
+    add_slot_argument,
     load_policy,
     print_warnings,
+    slot_assumptions,
 )
 
 if TYPE_CHECKING:
@@ -48,6 +50,7 @@ HELP = "Draw the state/activity (or state) figure of a policy as SVG, PNG, PDF, 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)
+    add_slot_argument(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     args.semantics = args.semantics or DEFAULT_SEMANTICS
     choice = load_policy(args)
     spec = load_spec(choice.era, choice.semantics)
-    assume = dict(parse_assumption(text) for text in args.assume)
+    assume = slot_assumptions(choice, dict(parse_assumption(text) for text in args.assume))
     described = choice.description
     steps: Sequence[TraceStep] | None = None
     table: StateTable | None

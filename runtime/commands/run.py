@@ -23,6 +23,7 @@ from runtime.commands._policy_args import (
     DEFAULT_ERA,
     DEFAULT_SEMANTICS,
     add_policy_arguments,
+    add_slot_argument,
     load_policy,
     print_warnings,
 )
@@ -33,6 +34,7 @@ HELP = "Replay a scripted trace (fake sensors, simulated clock) through the comp
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)
+    add_slot_argument(parser)
     parser.set_defaults(era=None, semantics=None)
     parser.add_argument("--trace", required=True, metavar="FILE", help="trace file (YAML/JSON)")
     parser.add_argument("--format", choices=("text", "jsonl"), default="text")
@@ -51,6 +53,13 @@ def run(args: argparse.Namespace) -> int:
     trace = read_trace(args.trace)
     args.era = args.era or trace.era or DEFAULT_ERA
     args.semantics = args.semantics or trace.semantics or DEFAULT_SEMANTICS
+    if trace.hardware is not None and args.slot:
+        from compiler.errors import PolicyError
+
+        raise PolicyError(
+            "--slot picks one slot's policy; a trace with `hardware:` runs every slot",
+            file="--slot",
+        )
     choice = load_policy(args)
     config = choice.config
     if trace.config:

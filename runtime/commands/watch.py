@@ -31,7 +31,12 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from compiler.errors import PolicyError
-from runtime.commands._policy_args import add_policy_arguments, load_policy, print_warnings
+from runtime.commands._policy_args import (
+    add_policy_arguments,
+    add_slot_argument,
+    load_policy,
+    print_warnings,
+)
 
 if TYPE_CHECKING:
     from runtime.jobs import JobProcess
@@ -64,6 +69,7 @@ class StopRequest:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_policy_arguments(parser)
+    add_slot_argument(parser)
     parser.add_argument("--job", metavar="CMD", help="command to run as the job ('CMD ARGS')")
     parser.add_argument("--job-ad", metavar="FILE", help="the job's ClassAd attributes")
     parser.add_argument("--log", metavar="FILE", help="append the JSONL event log here")

@@ -196,7 +196,7 @@ Evaluator = Callable[[A.Expr, Mapping[str, object], Mapping[str, object]], objec
 def _default_evaluator(
     expr: A.Expr, schedd: Mapping[str, object], job: Mapping[str, object]
 ) -> object:
-    return evaluate(expr, schedd, job)  # type: ignore[arg-type]
+    return evaluate(expr, schedd, job)
 
 
 def check_requirements(

@@ -572,7 +572,7 @@ def matches(transform: Transform, ad: Mapping[str, object], ctx: FunctionContext
     """`MacroStreamXFormSource::matches`."""
     if transform.requirements is None:
         return True
-    return _is_true(evaluate(transform.requirements, ad, None, ctx=ctx))  # type: ignore[arg-type]
+    return _is_true(evaluate(transform.requirements, ad, None, ctx=ctx))
 
 
 def apply_transforms(
@@ -585,7 +585,7 @@ def apply_transforms(
 ) -> TransformResult:
     """`JobTransforms::transformJob`: a copy of `job` with every matching transform
     applied in order."""
-    ad = ClassAd(job)  # type: ignore[arg-type]
+    ad = ClassAd(job)
     ctx = (
         FunctionContext(user_map=user_map)
         if now is None

@@ -220,3 +220,59 @@ def test_names_are_read_like_the_schedd(tmp_path: Path) -> None:
     found = job_transforms(load_config(path, subsystem="SCHEDD"))
     assert [t.name for t in found][:2] == ["A", "B"]
     assert found[1].classad_form
+
+
+# HTCondor's own test src/condor_tests/job_transform_names_test.run (23.0): the ALWAYS,
+# NEVER and ALWAYS_NEWSCRIPT transforms on a two-job cluster whose jobs carry NeverThere2;
+# its checks: AlwaysThere and AlwaysThereNew both "Please work on <OPSYSANDVER>",
+# OnlyProcZero per proc, NeverThere1/NeverThere2/NeverThereNew absent. (Its BAD transform,
+# a malformed ClassAd the schedd ignores, is refused here: the test after this one.)
+HTCONDOR_TEST = """\
+OPSYSANDVER = TestOS7
+JOB_TRANSFORM_NAMES = ALWAYS NEVER ALWAYS_NEWSCRIPT
+JOB_TRANSFORM_ALWAYS @=end
+[
+  requirements = True;
+  set_AlwaysThere = "Please work on $(OPSYSANDVER)";
+  delete_NeverThere2 = true;
+  eval_set_OnlyProcZero = ProcId == 0 ? "Please work - proc zero" : "Please work - proc non-zero"
+]
+@end
+JOB_TRANSFORM_NEVER @=end
+[
+  requirements = False;
+  set_NeverThere1 = "Please work!";
+]
+@end
+JOB_TRANSFORM_ALWAYS_NEWSCRIPT @=end
+  SET AlwaysThereNew = "Please work on $(OPSYSANDVER)"
+  DELETE NeverThereNew
+@end
+use FEATURE : PelicanRetryPolicy(false)
+"""
+
+
+@pytest.mark.parametrize("proc", [0, 1])
+def test_htcondors_job_transform_names_test(tmp_path: Path, proc: int) -> None:
+    config = load_config(_config(tmp_path, HTCONDOR_TEST), subsystem="SCHEDD")
+    transforms = job_transforms(config)
+    job = ad(ProcId=str(proc), NeverThere2='"Please work!"', NeverThereNew="1")
+    result = apply_transforms(transforms, job, config=config)
+    assert result.applied == ("ALWAYS", "ALWAYS_NEWSCRIPT")
+    out = result.ad
+    assert out["AlwaysThere"] == parse('"Please work on TestOS7"')
+    assert out["AlwaysThereNew"] == parse('"Please work on TestOS7"')
+    zero = "Please work - proc zero" if proc == 0 else "Please work - proc non-zero"
+    assert out["OnlyProcZero"] == zero
+    for gone in ("NeverThere1", "NeverThere2", "NeverThereNew"):
+        assert gone not in out
+
+
+def test_a_malformed_classad_transform_is_a_positioned_error(tmp_path: Path) -> None:
+    text = (
+        "JOB_TRANSFORM_NAMES = BAD\nJOB_TRANSFORM_BAD @=end\n[\n"
+        '  set_NeverThere3 = "Please work!";\n  12foo = asd"as";\n  ugh = 7 %$ 8;\n]\n@end\n'
+    )
+    with pytest.raises(PolicyError) as info:
+        job_transforms(load_config(_config(tmp_path, text), subsystem="SCHEDD"))
+    assert info.value.line == 2 and "not a valid ClassAd" in info.value.message

@@ -10,8 +10,8 @@ Facts from HTCondor 23.0 (cite, do not copy):
   silently drops a requirement or reason that does not parse; here that is a positioned
   error, as it is a mistake the administrator wants to hear about.
 * `Scheduler::checkSubmitRequirements` evaluates each requirement in listed order with
-  the schedd ad as MY and the job as TARGET. A value that is not a boolean, integer or
-  real (UNDEFINED, ERROR, a string) rejects the job with "Submit requirement <name>
+  the schedd ad as MY and the job as TARGET (also named SCHEDD and JOB). A value that is
+  not a boolean, integer or real (UNDEFINED, ERROR, a string) rejects the job with "Submit requirement <name>
   evaluated to non-boolean."; a list or record value (not self-contained, so dropped by
   `Value::SafetyCheck`) rejects it with "Submit requirement <name> failed to evaluate.".
   FALSE (or 0) fails the requirement: its message is the `_REASON` when that evaluates to
@@ -165,7 +165,7 @@ def submit_requirements(config: Config) -> tuple[SubmitRequirement, ...]:
         parsed = _expr(config, knob, "the requirement")
         if parsed is None:
             continue  # "Submit requirement <name> not defined, ignoring."
-        requirement, text = parsed
+        requirement, text = resolve_aliases(parsed[0]), parsed[1]
         reason_knob = f"{knob}_REASON"
         reason = _expr(config, reason_knob, "the reason and uses the default message")
         if reason is not None:
@@ -182,7 +182,7 @@ def submit_requirements(config: Config) -> tuple[SubmitRequirement, ...]:
                 name,
                 requirement,
                 text,
-                reason[0] if reason else None,
+                resolve_aliases(reason[0]) if reason else None,
                 reason[1] if reason else None,
                 param_boolean(config.get(f"{knob}_IS_WARNING")),
             )
@@ -191,6 +191,24 @@ def submit_requirements(config: Config) -> tuple[SubmitRequirement, ...]:
 
 
 Evaluator = Callable[[A.Expr, Mapping[str, object], Mapping[str, object]], object]
+
+
+#: The names `checkSubmitRequirements` gives the two ads (`EvalExprToBool(..., "SCHEDD",
+#: "JOB")`, compat_classad_util.cpp `getTheMatchAd` aliases): `SCHEDD.x` is `MY.x`,
+#: `JOB.x` is `TARGET.x`.
+ALIASES = {"schedd": "MY", "job": "TARGET"}
+
+
+def resolve_aliases(expr: A.Expr) -> A.Expr:
+    """`SCHEDD.attr` / `JOB.attr` rewritten to `MY.attr` / `TARGET.attr`."""
+    if (
+        isinstance(expr, A.Select)
+        and isinstance(expr.base, A.AttrRef)
+        and expr.base.scope is None
+        and expr.base.key in ALIASES
+    ):
+        return A.AttrRef(expr.name, ALIASES[expr.base.key])
+    return A.map_children(expr, resolve_aliases)
 
 
 def _default_evaluator(

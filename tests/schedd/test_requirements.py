@@ -120,3 +120,17 @@ def test_a_warning_does_not_stop_evaluation_and_the_last_one_is_reported(tmp_pat
     assert check_submission(policy, [ad(Ok="true")]).message == "second"
     rejected = check_submission(policy, [ad(Ok="false")])
     assert (rejected.status, rejected.message) == ("rejected", "Submit requirement R not met.")
+
+
+def test_the_ads_are_also_named_schedd_and_job(tmp_path: Path) -> None:
+    # checkSubmitRequirements evaluates with the aliases "SCHEDD" and "JOB".
+    policy = _policy(
+        tmp_path,
+        "SUBMIT_REQUIREMENT_NAMES = Quota\n"
+        "SUBMIT_REQUIREMENT_Quota = JOB.RequestCpus <= SCHEDD.MaxCpus\n"
+        'SUBMIT_REQUIREMENT_Quota_REASON = strcat("at most ", SCHEDD.MaxCpus, " cpus")\n',
+    )
+    schedd = ad(MaxCpus="4")
+    assert check_submission(policy, [ad(RequestCpus="4")], schedd).status == "accepted"
+    rejected = check_submission(policy, [ad(RequestCpus="8")], schedd)
+    assert (rejected.status, rejected.message) == ("rejected", "at most 4 cpus")

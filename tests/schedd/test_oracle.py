@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from compiler.classad import UNDEFINED, ClassAd, evaluate, parse
+from compiler.classad import ast as A
 from compiler.config import load_config
 from compiler.schedd import check_submission
 from compiler.schedd.usermap import UserMapper, user_maps
@@ -131,7 +132,8 @@ def test_assign_group_steps_agree_with_the_wheel(tmp_path: Path) -> None:
     policy = policy_of(path)
     for text, answer in zip(OWNERS, theirs, strict=True):
         record = parse(text)
-        job = ClassAd(dict(record.attrs))  # type: ignore[attr-defined]
+        assert isinstance(record, A.RecordExpr)
+        job = ClassAd(dict(record.attrs))
         out = check_submission(policy, [job]).jobs[0].ad
         got = [_ours_plain(out.get(attr)) for attr, _ in ASSIGN_GROUP]
         assert got == [_plain(v) for v in answer], text

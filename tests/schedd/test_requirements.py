@@ -11,12 +11,12 @@ import pytest
 
 from compiler.config import load_config
 from compiler.errors import PolicyError
-from compiler.schedd import check_submission, load_schedd_policy
+from compiler.schedd import ScheddPolicy, check_submission, load_schedd_policy
 from compiler.schedd.requirements import param_boolean, submit_requirements
 from tests.schedd.support import ad
 
 
-def _policy(tmp_path: Path, text: str):  # type: ignore[no-untyped-def]
+def _policy(tmp_path: Path, text: str) -> ScheddPolicy:
     path = tmp_path / "schedd.conf"
     path.write_text(text, encoding="utf-8")
     return load_schedd_policy(load_config(path, subsystem="SCHEDD"))

@@ -38,6 +38,7 @@ What this module must not do: print, or read anything but the configuration it i
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -87,6 +88,9 @@ BASIC_DEFAULTS: dict[str, str] = {
     "ITERATING": "0",
     "LATEMATERIALIZATION": "0",
 }
+
+#: The seed of `random()` while transforming (HTCondor's is not reproducible).
+RANDOM_SEED = 0
 
 _VALID_ATTR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _VALID_PARAM = re.compile(r"[A-Za-z0-9_./]+\Z")
@@ -586,10 +590,13 @@ def apply_transforms(
     """`JobTransforms::transformJob`: a copy of `job` with every matching transform
     applied in order."""
     ad = ClassAd(job)
+    # `random()` (the PelicanRetry transform HTCondor turns on by default uses it) draws
+    # from a fixed seed, so that a check prints the same ad every time.
+    rng = random.Random(RANDOM_SEED)
     ctx = (
-        FunctionContext(user_map=user_map)
+        FunctionContext(rng=rng, user_map=user_map)
         if now is None
-        else FunctionContext(now=lambda: now, user_map=user_map)
+        else FunctionContext(now=lambda: now, rng=rng, user_map=user_map)
     )
     local: dict[str, str] = {}
     macros = _Macros(config, ad, local)

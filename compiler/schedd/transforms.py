@@ -188,7 +188,12 @@ def _source_lines(where: Where, count: int, body: list[str]) -> list[Where]:
         return [where] * count
     lines = text.splitlines()
     if count == 1 and where.line - 1 < len(lines) and "@=" not in lines[where.line - 1]:
-        return [where]
+        raw = lines[where.line - 1]
+        equals = raw.find("=")
+        start = equals + 1 if equals >= 0 else 0
+        while start < len(raw) and raw[start] in " \t":
+            start += 1
+        return [Where(where.file, where.line, start + 1, raw)]
     found: list[Where] = []
     index = where.line  # 0-based index of the line after the definition
     for wanted in body:

@@ -206,7 +206,8 @@ def test_a_bad_regex_is_a_positioned_error(tmp_path: Path) -> None:
     path = _config(tmp_path, "JOB_TRANSFORM_NAMES = Bad\nJOB_TRANSFORM_Bad = DELETE /^x/q\n")
     with pytest.raises(PolicyError) as info:
         job_transforms(load_config(path, subsystem="SCHEDD"))
-    assert info.value.line == 2 and "invalid regex" in info.value.message
+    assert (info.value.line, info.value.column) == (2, 28)
+    assert "invalid regex" in info.value.message
 
 
 def test_names_are_read_like_the_schedd(tmp_path: Path) -> None:

@@ -34,6 +34,9 @@ class FunctionContext:
 
     now: Callable[[], int] = field(default=lambda: int(time.time()))
     rng: random.Random = field(default_factory=random.Random)
+    #: `userMap`'s maps: (map name, input) -> the map's canonical text, None when the
+    #: map or the input is unknown; None: no maps configured (compiler.schedd.usermap).
+    user_map: Callable[[str, str], str | None] | None = None
 
 
 #: A builtin: evaluated arguments in, one value out (never raises for bad input).

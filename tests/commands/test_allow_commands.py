@@ -17,7 +17,7 @@ import pytest
 from runtime.cli import build_parser, main
 
 #: Every command that reads a configuration.
-READERS = ("compile", "diagram", "run", "watch", "check", "config", "slots")
+READERS = ("compile", "diagram", "run", "watch", "check", "config", "slots", "submit-check")
 
 
 def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
@@ -26,6 +26,8 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
     trace.write_text("era: htcondor-current\nsteps:\n  - {t: 0, tick: true}\n")
     hardware = tmp_path / "hw.json"
     hardware.write_text('{"cpus": 2, "memory_mb": 1024, "disk_kb": 1000, "swap_kb": 1000}')
+    job = tmp_path / "job.ad"
+    job.write_text('Owner = "u"\n')
     extra = {
         "compile": [str(config)],
         "diagram": [str(config), "-o", str(tmp_path / "out.dot")],
@@ -34,6 +36,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "check": [str(config), "--static-only"],
         "config": ["START", "-c", str(config)],
         "slots": [str(config), "--hardware", str(hardware)],
+        "submit-check": [str(config), str(job)],
     }
     return [command, *extra[command]]
 

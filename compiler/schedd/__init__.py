@@ -1,0 +1,47 @@
+"""The schedd's policy: job transforms and submit requirements (issue 17).
+
+Public API:
+
+* `load_schedd_policy(config) -> ScheddPolicy` (a configuration read with
+  `load_config(..., subsystem="SCHEDD")`): JOB_TRANSFORM_NAMES, SUBMIT_REQUIREMENT_NAMES
+  and SCHEDD_CLASSAD_USER_MAP_NAMES as the schedd reads them;
+* `check_submission(policy, jobs, schedd_ad=None) -> Submission`: a cluster's job ads
+  transformed and checked as the schedd does before they enter the queue;
+* `condor_submit_lines(submission, semantics=...)`: what condor_submit prints;
+* `lint(config) -> list[ScheddFinding]`: the transforms' and requirements' lints (never /
+  always TRUE, unknown job attributes, a REQUIREMENTS written as a macro), for `check`
+  and `compile` to report.
+
+Modules: `transforms` (the native transform language and the older ClassAd form),
+`requirements` (submit requirements and warnings), `usermap` (userMap's map files),
+`check` (the two together), `lint`, `tokens` (the statement word splitter).
+"""
+
+from compiler.schedd.check import (
+    Change,
+    JobOutcome,
+    ScheddPolicy,
+    Submission,
+    check_submission,
+    condor_submit_lines,
+    load_schedd_policy,
+)
+from compiler.schedd.lint import ScheddFinding, lint
+from compiler.schedd.requirements import SubmitRequirementError
+from compiler.schedd.transforms import TransformError
+from compiler.schedd.usermap import UserMapError
+
+__all__ = [
+    "Change",
+    "JobOutcome",
+    "ScheddFinding",
+    "ScheddPolicy",
+    "Submission",
+    "SubmitRequirementError",
+    "TransformError",
+    "UserMapError",
+    "check_submission",
+    "condor_submit_lines",
+    "lint",
+    "load_schedd_policy",
+]

@@ -43,7 +43,7 @@ ALL_RUNTIME = sorted((ROOT / "runtime").rglob("*.py"))
 FACES = frozenset({
     "compiler", "compiler.analysis", "compiler.classad", "compiler.classad.ast",
     "compiler.config", "compiler.diagram", "compiler.errors", "compiler.machine",
-    "compiler.simplify", "compiler.slots", "compiler.spec", "compiler.textio",
+    "compiler.schedd", "compiler.simplify", "compiler.slots", "compiler.spec", "compiler.textio",
 })  # fmt: skip
 #: Deep imports still allowed: the trace generator reads the literal helpers of the
 #: simplifier's abstraction and the analysis's attribute references to pick sensor values.

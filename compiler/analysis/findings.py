@@ -45,6 +45,12 @@ CODES: dict[str, str] = {
     "unknown-attribute": "a name that is no startd or job attribute, predicate or macro",
     "undefined-macro": "$(NAME) refers to a macro the configuration never defines",
     "want-suspend-without-suspend": "WANT_SUSPEND can be TRUE but SUSPEND never is",
+    # the schedd's policy (compiler.schedd.lint), when the configuration defines one
+    "submit-requirement-never-true": "no job can satisfy a submit requirement: every submission is rejected (or warned)",
+    "submit-requirement-always-true": "a submit requirement rejects nothing",
+    "transform-never-matches": "a job transform's REQUIREMENTS is never TRUE",
+    "requirements-is-a-macro": "`REQUIREMENTS = expr` in a native transform defines a macro: the transform applies to every job",
+    "unknown-job-attribute": "a schedd policy names an attribute no job has and no transform sets",
 }
 
 

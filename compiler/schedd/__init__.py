@@ -8,7 +8,7 @@ Public API:
 * `check_submission(policy, jobs, schedd_ad=None) -> Submission`: a cluster's job ads
   transformed and checked as the schedd does before they enter the queue;
 * `condor_submit_lines(submission, semantics=...)`: what condor_submit prints;
-* `lint(config) -> list[ScheddFinding]`: the transforms' and requirements' lints (never /
+* `lint(config) -> list[Finding]`: the transforms' and requirements' lints (never /
   always TRUE, unknown job attributes, a REQUIREMENTS written as a macro), for `check`
   and `compile` to report.
 
@@ -26,7 +26,7 @@ from compiler.schedd.check import (
     condor_submit_lines,
     load_schedd_policy,
 )
-from compiler.schedd.lint import ScheddFinding, lint
+from compiler.schedd.lint import lint
 from compiler.schedd.requirements import SubmitRequirementError
 from compiler.schedd.transforms import TransformError
 from compiler.schedd.usermap import UserMapError
@@ -34,7 +34,6 @@ from compiler.schedd.usermap import UserMapError
 __all__ = [
     "Change",
     "JobOutcome",
-    "ScheddFinding",
     "ScheddPolicy",
     "Submission",
     "SubmitRequirementError",

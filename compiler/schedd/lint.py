@@ -1,8 +1,8 @@
 """Lints of a schedd configuration's transforms and submit requirements (stage: static
 analysis of the schedd policy; pure, nothing printed).
 
-`lint(config) -> list[ScheddFinding]`, for `check` and `compile` to report next to the
-startd findings (same severities as compiler.analysis.findings):
+`lint(config) -> list[Finding]` (compiler.analysis.findings' record and severities), for
+`check` to report next to the startd findings:
 
 * `submit-requirement-never-true` (violation): no job can satisfy the requirement, so
   the schedd rejects every submission (a warning: warns about every one);
@@ -22,9 +22,7 @@ both places, which the truth values of the analysis do not model).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
+from compiler.analysis.findings import Finding
 from compiler.classad import ClassAdSyntaxError, parse
 from compiler.classad import ast as A
 from compiler.config import Config
@@ -34,29 +32,6 @@ from compiler.schedd.transforms import Action, Transform, job_transforms
 
 _BOOLEAN_OPS = frozenset({"&&", "||", "==", "!=", "=?=", "=!=", "<", "<=", ">", ">="})
 _SPECIAL = frozenset({"currenttime", "my", "target", "self", "parent", "other"})
-
-
-@dataclass(frozen=True, slots=True)
-class ScheddFinding:
-    """One lint result; `where` is "file:line" of the definition concerned (or "")."""
-
-    code: str
-    severity: str
-    message: str
-    where: str = ""
-    suggestion: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-        }
-        if self.where:
-            out["where"] = self.where
-        if self.suggestion:
-            out["suggestion"] = self.suggestion
-        return out
 
 
 def _judged(expr: A.Expr) -> bool:
@@ -108,7 +83,7 @@ def _unscoped_names(expr: A.Expr) -> list[str]:
 
 def _truth_findings(
     label: str, expr: A.Expr, where: str, *, warning: bool, transform: bool
-) -> list[ScheddFinding]:
+) -> list[Finding]:
     from compiler.analysis.sat import always, satisfiable
 
     if not _judged(expr):
@@ -116,29 +91,29 @@ def _truth_findings(
     if satisfiable(expr, want=("T",), domains={}).verdict == "unsat":
         if transform:
             return [
-                ScheddFinding(
+                Finding(
                     "transform-never-matches",
                     "warning",
                     f"{label}: REQUIREMENTS is never TRUE, so the transform is never applied",
-                    where,
+                    where=where,
                 )
             ]
         what = "warns about" if warning else "rejects"
         return [
-            ScheddFinding(
+            Finding(
                 "submit-requirement-never-true",
                 "violation",
                 f"{label} can never be TRUE: the schedd {what} every job",
-                where,
+                where=where,
             )
         ]
     if not transform and always(expr, domains={}).verdict == "unsat":
         return [
-            ScheddFinding(
+            Finding(
                 "submit-requirement-always-true",
                 "warning",
                 f"{label} is TRUE for every job: it never rejects anything",
-                where,
+                where=where,
             )
         ]
     return []
@@ -146,7 +121,7 @@ def _truth_findings(
 
 def _requirement_findings(
     config: Config, entry: SubmitRequirement, known: dict[str, str], set_names: set[str]
-) -> list[ScheddFinding]:
+) -> list[Finding]:
     knob = f"SUBMIT_REQUIREMENT_{entry.name}"
     where = _where(config, knob)
     found = _truth_findings(
@@ -160,8 +135,8 @@ def _requirement_findings(
 
 def _unknown_names(
     label: str, expr: A.Expr, where: str, known: dict[str, str], set_names: set[str]
-) -> list[ScheddFinding]:
-    found: list[ScheddFinding] = []
+) -> list[Finding]:
+    found: list[Finding] = []
     seen: set[str] = set()
     for name in _unscoped_names(expr):
         key = name.lower()
@@ -170,13 +145,13 @@ def _unknown_names(
         seen.add(key)
         close = close_matches(key, known, n=1, cutoff=0.8)
         found.append(
-            ScheddFinding(
+            Finding(
                 "unknown-job-attribute",
                 "warning",
                 f"{label}: {name} is no documented job attribute and no transform sets it "
                 "(a job without it makes the expression UNDEFINED)",
-                where,
-                f"did you mean {known[close[0]]}?" if close else "",
+                where=where,
+                suggestion=f"did you mean {known[close[0]]}?" if close else "",
             )
         )
     return found
@@ -184,22 +159,22 @@ def _unknown_names(
 
 def _transform_findings(
     config: Config, transform: Transform, known: dict[str, str], set_names: set[str]
-) -> list[ScheddFinding]:
+) -> list[Finding]:
     knob = f"JOB_TRANSFORM_{transform.name}"
     where = _where(config, knob)
-    found: list[ScheddFinding] = []
+    found: list[Finding] = []
     for statement in transform.statements:
         if not isinstance(statement, Action) and statement.name.upper() == "REQUIREMENTS":
             place = statement.where
             at = f"{place.file}:{place.line}" if place.file and place.line else where
             found.append(
-                ScheddFinding(
+                Finding(
                     "requirements-is-a-macro",
                     "warning",
                     f"{knob}: 'REQUIREMENTS = ...' defines a temporary macro; the transform "
                     "applies to every job",
-                    at,
-                    "write 'REQUIREMENTS expr' (no '=')",
+                    where=at,
+                    suggestion="write 'REQUIREMENTS expr' (no '=')",
                 )
             )
     if transform.requirements is not None:
@@ -222,7 +197,7 @@ def _transform_findings(
     return found
 
 
-def lint(config: Config) -> list[ScheddFinding]:
+def lint(config: Config) -> list[Finding]:
     """Every lint finding of the schedd policy in `config` (read with
     subsystem="SCHEDD"); problems that make the policy unusable are raised as positioned
     errors by the readers instead."""
@@ -230,7 +205,7 @@ def lint(config: Config) -> list[ScheddFinding]:
     requirements = submit_requirements(config)
     known = _known_job_names()
     set_names = _set_by_transforms(transforms)
-    found: list[ScheddFinding] = []
+    found: list[Finding] = []
     for transform in transforms:
         found += _transform_findings(config, transform, known, set_names)
     for entry in requirements:

@@ -3,8 +3,10 @@ property check that a "never TRUE" verdict holds for generated jobs."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -80,3 +82,23 @@ NEVER = submit_requirements(load_config(text=CONFIG, subsystem="SCHEDD"))[0]
 def test_never_true_holds_for_every_generated_job(memory: float) -> None:
     job = ClassAd({"RequestMemory": memory})
     assert evaluate(NEVER.requirement, {}, job) is not True
+
+
+def test_check_reports_the_schedd_lints(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`condor-policy check` on a configuration that defines a schedd policy reports its
+    lints with the startd's findings: a submit requirement no job satisfies fails the
+    check (exit 1) at its line; the same file without it passes."""
+    from runtime.cli import main
+
+    bad = tmp_path / "bad.conf"
+    bad.write_text(
+        "SUBMIT_REQUIREMENT_NAMES = Impossible\n"
+        "SUBMIT_REQUIREMENT_Impossible = RequestMemory > 10 && RequestMemory < 5\n"
+    )
+    assert main(["check", str(bad), "--static-only", "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)["findings"]
+    codes = {f["code"]: f for f in found}
+    assert codes["submit-requirement-never-true"]["where"] == f"{bad}:2"
+    good = tmp_path / "good.conf"
+    good.write_text("SUBMIT_REQUIREMENT_NAMES = Big\nSUBMIT_REQUIREMENT_Big = RequestMemory > 10\n")
+    assert main(["check", str(good), "--static-only"]) == 0

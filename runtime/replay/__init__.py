@@ -6,10 +6,11 @@ the result (text, JSON) and the steps for a highlighted diagram.
 """
 
 from runtime.replay.check import Candidate, Flag, Replay, SlotReplay, Step, replay_log
-from runtime.replay.logparse import Change, LogEntry, Restart, parse_line, parse_log
+from runtime.replay.logparse import Cause, Change, LogEntry, Restart, parse_line, parse_log
 
 __all__ = [
     "Candidate",
+    "Cause",
     "Change",
     "Flag",
     "LogEntry",

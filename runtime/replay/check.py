@@ -39,7 +39,7 @@ from compiler.policy import reachable_pairs
 from compiler.spec import ERAS, load_spec
 from compiler.spec.ir import Pair, Transition
 from compiler.table import Row, StateTable
-from runtime.replay.logparse import Change, LogEntry, Restart
+from runtime.replay.logparse import Cause, Change, LogEntry, Restart
 
 FlagKind = Literal["semantics", "era", "configuration", "impossible", "gap"]
 PairKnown = tuple[str | None, str | None]
@@ -96,6 +96,7 @@ class Step:
     target: PairKnown
     candidates: tuple[Candidate, ...]
     flags: tuple[Flag, ...]
+    cause: str | None = None
 
     @property
     def flagged(self) -> bool:
@@ -118,6 +119,7 @@ class Step:
             "log": self.change.describe(),
             "from": list(self.source),
             "to": list(self.target),
+            "cause": self.cause,
             "candidates": [c.to_json() for c in self.candidates],
             "flags": [{"kind": f.kind, "reason": f.reason} for f in self.flags],
         }
@@ -347,10 +349,15 @@ def replay_log(
     start: PairKnown = (None, None)
     current: dict[str, PairKnown] = {}
     steps: dict[str, list[Step]] = {}
+    causes: dict[str, list[str]] = {}
     for entry in entries:
         if isinstance(entry, Restart):
             start = (initial.state, initial.activity)
             current = {slot: start for slot in current}
+            causes.clear()
+            continue
+        if isinstance(entry, Cause):
+            causes.setdefault(entry.slot or NO_PREFIX, []).append(entry.text)
             continue
         _check_names(entry, file)
         slot = entry.slot or NO_PREFIX
@@ -369,7 +376,9 @@ def replay_log(
         if not any(c.possible for c in found):
             flags.append(_elsewhere(table, other, entry, source, target, found))
         steps.setdefault(slot, []).append(
-            Step(entry, slot, source, target, tuple(found), tuple(flags))
+            Step(
+                entry, slot, source, target, tuple(found), tuple(flags), _said(causes.pop(slot, []))
+            )
         )
         current[slot] = _settled(target, [c for c in found if c.possible] or found)
     return Replay(
@@ -380,6 +389,11 @@ def replay_log(
             SlotReplay(slot, tuple(s)) for slot, s in sorted(steps.items(), key=_slot_order)
         ),
     )
+
+
+def _said(texts: list[str]) -> str | None:
+    """The startd's `State change:` reasons since the slot's previous change."""
+    return "; ".join(texts) if texts else None
 
 
 def _slot_order(item: tuple[str, Any]) -> tuple[Any, ...]:

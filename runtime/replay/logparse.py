@@ -21,6 +21,11 @@ the change message itself is what identifies a line.
 
 A daemon restart (`** condor_startd (CONDOR_STARTD) STARTING UP`, the banner every
 daemon writes) starts every slot again from its initial pair.
+
+The startd says why before most changes, through the same slot `dprintf`: `State change:
+received RELEASE_CLAIM command`, `State change: PREEMPT is TRUE`, `State change: starter
+exited` (`ResState::eval_policy`, `Resource::starterExited`, ... in 23.0). Those lines are
+kept as `Cause` entries, so a step can show what the log says made it.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ _TIMES = (
 )
 _HEADER_TAGS = re.compile(r"(?:\((?:fd|pid|tid|cid|bt):[^)]*\) |\(D_[A-Z_|]+(?::\d)?\) )*")
 _RESTART = re.compile(r"\*\* condor_startd \(CONDOR_STARTD\) STARTING UP")
+_CAUSE = re.compile(r"(?:(?P<slot>(?:slot|vm)\d+(?:_\d+)?): )?State change: (?P<text>.*?)\s*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +103,16 @@ class Restart:
     time: str | None
 
 
-LogEntry = Change | Restart
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """A `State change: <why>` line: the startd's reason for the change that follows."""
+
+    line: int
+    slot: str | None
+    text: str
+
+
+LogEntry = Change | Restart | Cause
 
 
 def _header_time(header: str) -> tuple[str | None, str | None]:
@@ -123,6 +138,9 @@ def parse_line(text: str, number: int, *, file: str) -> LogEntry | None:
     """
     found = _MESSAGE.search(text)
     if found is None:
+        cause = _CAUSE.search(text)
+        if cause is not None:
+            return Cause(number, cause.group("slot"), cause.group("text"))
         if _RESTART.search(text):
             return Restart(number, _header_time(text[: text.find("**")])[0])
         loose = _LOOSE.search(text)

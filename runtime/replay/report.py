@@ -27,7 +27,8 @@ def render_text(replay: Replay, log: str) -> str:
         for step in slot.steps:
             for flag in step.flags:
                 where = f"{log}:{step.change.line}:{step.change.column}"
-                lines.append(f"  {where}: [{flag.kind}] {flag.reason}")
+                said = f" (the log says: {step.cause})" if step.cause else ""
+                lines.append(f"  {where}: [{flag.kind}] {flag.reason}{said}")
     counts = summary(replay)
     verdict = (
         "every change was possible"

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.errors import PolicyError
-from runtime.replay import Change, Restart, parse_line, parse_log
+from runtime.replay import Cause, Change, Restart, parse_line, parse_log
 
 #: (header as written, the time text in it, format name); "" is a line without header.
 HEADERS = [
@@ -83,7 +83,23 @@ def test_other_lines_are_ignored_and_positions_kept() -> None:
         "11/23/26 10:00:01 slot1: Changing activity: Idle -> Busy\n"
     )
     entries = parse_log(log)
-    assert [e.line for e in entries] == [2, 4]
+    assert [(type(e).__name__, e.line) for e in entries] == [
+        ("Cause", 1),
+        ("Change", 2),
+        ("Change", 4),
+    ]
+
+
+def test_cause_lines() -> None:
+    """`State change: <why>` (ResState::eval_policy, Resource::starterExited in 23.0)."""
+    entries = parse_log(
+        "11/23/26 10:00:00 slot1_2: State change: received RELEASE_CLAIM command\n"
+        "11/23/26 10:00:00 State change: PREEMPT is TRUE\n"
+    )
+    assert entries == (
+        Cause(1, "slot1_2", "received RELEASE_CLAIM command"),
+        Cause(2, None, "PREEMPT is TRUE"),
+    )
 
 
 def test_restart_banner() -> None:

@@ -38,6 +38,17 @@ def test_dynamic_slot_log_is_possible_with_the_code_semantics(
         {"unnumbered:delete"},
     ]
     assert [step["line"] for step in slot["steps"]] == [4, 10, 17, 19, 21, 23, 24]
+    # The startd's own `State change:` reasons (lines 3, 9, 16, 18, 20, 22), each with the
+    # change that follows it.
+    assert [step["cause"] for step in slot["steps"]] == [
+        "claiming protocol successful",
+        "claim-activation protocol successful",
+        "starter exited",
+        "received RELEASE_CLAIM command",
+        "No preempting claim, returning to owner",
+        "IS_OWNER is false",
+        None,
+    ]
 
 
 def test_manual_semantics_flags_exactly_the_code_only_changes(

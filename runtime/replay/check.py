@@ -350,6 +350,7 @@ def replay_log(
     current: dict[str, PairKnown] = {}
     steps: dict[str, list[Step]] = {}
     causes: dict[str, list[str]] = {}
+    known: dict[tuple[str, PairKnown, PairKnown], tuple[tuple[Candidate, ...], Flag | None]] = {}
     for entry in entries:
         if isinstance(entry, Restart):
             start = (initial.state, initial.activity)
@@ -363,7 +364,16 @@ def replay_log(
         slot = entry.slot or NO_PREFIX
         here = current.get(slot, start)
         source, target, gap = _endpoints(entry, here)
-        found = _candidates(table, entry, source, target, reachable)
+        # What a change fits depends on its kind and pairs only: worked out once each
+        # (a long log repeats the same few dozen changes).
+        key = (entry.kind, source, target)
+        if key not in known:
+            fits = tuple(_candidates(table, entry, source, target, reachable))
+            why = None
+            if not any(c.possible for c in fits):
+                why = _elsewhere(table, other, entry, source, target, fits)
+            known[key] = (fits, why)
+        found, why = known[key]
         flags: list[Flag] = []
         if gap:
             flags.append(
@@ -373,12 +383,10 @@ def replay_log(
                     f"the line starts from {source[0] or '?'}/{source[1] or '?'}",
                 )
             )
-        if not any(c.possible for c in found):
-            flags.append(_elsewhere(table, other, entry, source, target, found))
+        if why is not None:
+            flags.append(why)
         steps.setdefault(slot, []).append(
-            Step(
-                entry, slot, source, target, tuple(found), tuple(flags), _said(causes.pop(slot, []))
-            )
+            Step(entry, slot, source, target, found, tuple(flags), _said(causes.pop(slot, [])))
         )
         current[slot] = _settled(target, [c for c in found if c.possible] or found)
     return Replay(

@@ -84,7 +84,17 @@ def test_diagram(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "path.dot"
     assert main(["replay", log, "--diagram", str(out)]) == 0
     dot = out.read_text()
-    assert "digraph" in dot
+    # GOOD's slot1 enters Unclaimed (step 1), Matched (2), Claimed/Idle (3 and 5) and
+    # Claimed/Busy (4): each pair highlighted with its step numbers.
+    nodes = {
+        line.split('"')[1]: line
+        for line in dot.splitlines()
+        if line.strip().startswith('"') and " -> " not in line
+    }
+    assert "trace steps: 1" in nodes["Unclaimed/Idle"]
+    assert "trace steps: 3,5" in nodes["Claimed/Idle"]
+    assert "trace steps: 4" in nodes["Claimed/Busy"]
+    assert "trace steps" not in nodes["Preempting/Vacating"]
 
 
 def test_diagram_of_a_slot_the_log_lacks_is_bad_input(

@@ -29,8 +29,11 @@ HELP = "Check a real startd log against the policy: numbered path, impossible ch
 FORMATS = ("text", "json")
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from compiler.table import StateTable
     from runtime.replay.check import Replay
+    from runtime.replay.logparse import LogEntry
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -71,11 +74,41 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.diagram:
         _draw(args, replay, table)
+    hints = _possible_with(args, entries) if _era_or_semantics(replay) else []
     if args.format == "json":
-        print(render_json(replay, args.startlog), end="")
+        print(render_json(replay, args.startlog, possible_with=hints), end="")
     else:
-        print(render_text(replay, args.startlog), end="")
+        print(render_text(replay, args.startlog, possible_with=hints), end="")
     return 1 if replay.flagged else 0
+
+
+def _era_or_semantics(replay: Replay) -> bool:
+    return any(f.kind in ("era", "semantics") for s in replay.flagged for f in s.flags)
+
+
+def _possible_with(args: argparse.Namespace, entries: Sequence[LogEntry]) -> list[tuple[str, str]]:
+    """The other (era, semantics) under which this policy makes every change of the log:
+    what to pass instead when a flag says the era or the semantics is wrong."""
+    from compiler import compile_policy
+    from compiler.spec import ERAS, SEMANTICS
+    from runtime.replay import replay_log
+
+    found = []
+    for era in ERAS:
+        try:
+            choice = load_policy(argparse.Namespace(**{**vars(args), "era": era}))
+        except PolicyError:  # the configuration does not read in that era
+            continue
+        for semantics in SEMANTICS:
+            if (era, semantics) == (args.era, args.semantics):
+                continue
+            try:
+                table = compile_policy(choice.config, era, semantics)
+                if not replay_log(entries, table, file=args.startlog).flagged:
+                    found.append((era, semantics))
+            except PolicyError:  # a policy that does not compile in that era
+                continue
+    return found
 
 
 def _draw(args: argparse.Namespace, replay: Replay, table: StateTable) -> None:

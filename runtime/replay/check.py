@@ -316,10 +316,10 @@ def _elsewhere(
             rows = _row_targets(load_spec(era, semantics).transitions, change, source, target)
             if rows:
                 numbers = ", ".join(dict.fromkeys(str(t.number) for t, _ in rows))
-                eras.append(f"{era} ({semantics}: {numbers})")
+                eras.append(f"{era} has {numbers}")
                 break
     if eras:
-        return Flag("era", f"{pairs}: {table.era} has no such transition; {'; '.join(eras)} has")
+        return Flag("era", f"{pairs}: {table.era} has no such transition ({'; '.join(eras)})")
     return Flag("impossible", f"{pairs}: no era has such a transition")
 
 

@@ -9,6 +9,7 @@ a summary. JSON: docs/replay.md.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from runtime.replay.check import Replay, SlotReplay, summary
@@ -18,7 +19,7 @@ def _path(slot: SlotReplay) -> str:
     return ", ".join(s.label() + ("!" if s.flagged else "") for s in slot.steps)
 
 
-def render_text(replay: Replay, log: str) -> str:
+def render_text(replay: Replay, log: str, *, possible_with: Sequence[tuple[str, str]] = ()) -> str:
     lines = [
         f"replay of {log}: {replay.era} ({replay.semantics} semantics), policy {replay.source}"
     ]
@@ -36,10 +37,14 @@ def render_text(replay: Replay, log: str) -> str:
         else f"{counts['flagged']} change(s) the policy could not have made"
     )
     lines.append(f"summary: {counts['slots']} slot(s), {counts['changes']} change(s); {verdict}")
+    for era, semantics in possible_with:
+        lines.append(f"hint: every change is possible with --era {era} --semantics {semantics}")
     return "\n".join(lines) + "\n"
 
 
-def to_json(replay: Replay, log: str) -> dict[str, Any]:
+def to_json(
+    replay: Replay, log: str, *, possible_with: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
     return {
         "log": log,
         "era": replay.era,
@@ -54,11 +59,12 @@ def to_json(replay: Replay, log: str) -> dict[str, Any]:
             for slot in replay.slots
         ],
         "summary": dict(summary(replay)),
+        "possible_with": [{"era": e, "semantics": s} for e, s in possible_with],
     }
 
 
-def render_json(replay: Replay, log: str) -> str:
-    return json.dumps(to_json(replay, log), indent=2) + "\n"
+def render_json(replay: Replay, log: str, *, possible_with: Sequence[tuple[str, str]] = ()) -> str:
+    return json.dumps(to_json(replay, log, possible_with=possible_with), indent=2) + "\n"
 
 
 def diagram_steps(slot: SlotReplay) -> list[tuple[int, str]]:

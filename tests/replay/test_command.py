@@ -153,3 +153,20 @@ def test_manual_semantics_warns_loudly_as_the_other_policy_commands(
     main(["replay", log, str(config), "--semantics", "manual"])
     loud = [line for line in capsys.readouterr().err.splitlines() if "WARNING" in line]
     assert len(loud) == 1 and "TARGET.ProjectName" in loud[0]
+
+
+def test_a_hint_names_the_era_and_semantics_that_make_every_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Retiring came with 6.8: a 6.4 replay of a retirement is flagged, and the hint
+    names the eras that have it (transition 13 of the 6.8 and current manuals)."""
+    log = _write(tmp_path, "5/12 13:45:04 Changing activity: Busy -> Retiring\n")
+    assert main(["replay", log, "--era", "condor-6.4", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert {(h["era"], h["semantics"]) for h in data["possible_with"]} >= {
+        ("condor-6.8", "code"),
+        ("htcondor-current", "code"),
+    }
+    assert all(h["era"] != "condor-6.4" for h in data["possible_with"])
+    assert main(["replay", log, "--era", "condor-6.4"]) == 1
+    assert "hint: every change is possible with --era condor-6.8" in capsys.readouterr().out

@@ -12,8 +12,8 @@ first slot of the log), as `diagram --highlight` does.
 
 CONFIG, `--era`, `--policy`, `--semantics`: as for every policy command
 (runtime/commands/_policy_args.py). Exit status: 0 when every change was possible, 1
-when any is flagged, 2 on bad input (no such log, a mangled change line, a state name
-no era knows, a log without any state change).
+when any is flagged, 2 on bad input (no such log, a mangled change line, a log without
+any state change).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     other_semantics = "manual" if choice.semantics == "code" else "code"
     other = compile_policy(choice.config, choice.era, other_semantics, source=choice.description)
     print_warnings(table.warnings, only_loud=True)
-    replay = replay_log(entries, table, other=other, file=args.startlog)
+    replay = replay_log(entries, table, other=other)
     if not replay.slots:
         raise PolicyError(
             "no state changes in this log (the startd writes 'Changing state ...' lines "
@@ -104,7 +104,7 @@ def _possible_with(args: argparse.Namespace, entries: Sequence[LogEntry]) -> lis
                 continue
             try:
                 table = compile_policy(choice.config, era, semantics)
-                if not replay_log(entries, table, file=args.startlog).flagged:
+                if not replay_log(entries, table).flagged:
                     found.append((era, semantics))
             except PolicyError:  # a policy that does not compile in that era
                 continue

@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from compiler.errors import PolicyError
 from compiler.policy import reachable_pairs
 from compiler.spec import ERAS, load_spec
 from compiler.spec.ir import Pair, Transition
@@ -164,8 +163,9 @@ def _vocabulary() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(states), frozenset(activities)
 
 
-def _check_names(change: Change, file: str) -> None:
-    """A name no era knows is a log this tool cannot read (or not a startd's)."""
+def _unknown_names(change: Change) -> list[str]:
+    """The names of the line no era knows (a newer HTCondor's, such as HEAD's Cleaning
+    activity, or a line that is not the startd's)."""
     states, activities = _vocabulary()
     named = [
         (change.from_state, states, "state"),
@@ -173,16 +173,8 @@ def _check_names(change: Change, file: str) -> None:
         (change.from_activity, activities, "activity"),
         (change.to_activity, activities, "activity"),
     ]
-    for name, known, what in named:
-        if name is not None and name not in known:
-            column = change.text.find(name, change.column - 1) + 1
-            raise PolicyError(
-                f"unknown {what} {name!r} (known: {', '.join(sorted(known))})",
-                file=file,
-                line=change.line,
-                column=column or change.column,
-                source_line=change.text,
-            )
+    unknown = [f"{what} {name!r}" for name, known, what in named if name and name not in known]
+    return list(dict.fromkeys(unknown))
 
 
 # -- matching -----------------------------------------------------------------------------
@@ -340,7 +332,6 @@ def replay_log(
     table: StateTable,
     *,
     other: StateTable | None = None,
-    file: str = "<log>",
 ) -> Replay:
     """Map and check every change of `entries` against `table`; `other` is the same
     policy compiled with the era's other semantics (to say "wrong semantics")."""
@@ -360,7 +351,6 @@ def replay_log(
         if isinstance(entry, Cause):
             causes.setdefault(entry.slot or NO_PREFIX, []).append(entry.text)
             continue
-        _check_names(entry, file)
         slot = entry.slot or NO_PREFIX
         here = current.get(slot, start)
         source, target, gap = _endpoints(entry, here)
@@ -370,7 +360,14 @@ def replay_log(
         if key not in known:
             fits = tuple(_candidates(table, entry, source, target, reachable))
             why = None
-            if not any(c.possible for c in fits):
+            unknown = _unknown_names(entry)
+            if unknown:
+                why = Flag(
+                    "impossible",
+                    f"{_describe_pairs(source, target)}: no era modelled here knows "
+                    f"{' or '.join(unknown)} (a newer HTCondor's, or not a startd's line)",
+                )
+            elif not any(c.possible for c in fits):
                 why = _elsewhere(table, other, entry, source, target, fits)
             known[key] = (fits, why)
         found, why = known[key]

@@ -272,10 +272,13 @@ def _candidates(
 
 
 def _describe_pairs(source: PairKnown, target: PairKnown) -> str:
-    def one(p: PairKnown) -> str:
-        return f"{p[0] or '?'}/{p[1] or '?'}"
-
-    return f"{one(source)} -> {one(target)}"
+    """`Claimed/Busy -> Preempting/Vacating`; what the line and the history leave open
+    is said so: `Owner -> Claimed (activity unchanged)`."""
+    if source[1] is None and target[1] is None:
+        return f"{source[0]} -> {target[0]} (activity unchanged)"
+    if source[0] is None and target[0] is None:
+        return f"{source[1]} -> {target[1]} (state unchanged)"
+    return f"{source[0]}/{source[1]} -> {target[0]}/{target[1]}"
 
 
 def _elsewhere(

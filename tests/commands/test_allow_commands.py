@@ -17,13 +17,15 @@ import pytest
 from runtime.cli import build_parser, main
 
 #: Every command that reads a configuration.
-READERS = ("compile", "diagram", "run", "watch", "check", "config")
+READERS = ("compile", "diagram", "run", "watch", "check", "config", "replay")
 
 
 def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
     """A minimal successful invocation of `command` on `config`."""
     trace = tmp_path / "trace.yaml"
     trace.write_text("era: htcondor-current\nsteps:\n  - {t: 0, tick: true}\n")
+    log = tmp_path / "StartLog"
+    log.write_text("11/23/26 10:00:00 slot1: Changing state: Owner -> Unclaimed\n")
     extra = {
         "compile": [str(config)],
         "diagram": [str(config), "-o", str(tmp_path / "out.dot")],
@@ -31,6 +33,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "watch": [str(config), "--duration", "0.1", "--plain"],
         "check": [str(config), "--static-only"],
         "config": ["START", "-c", str(config)],
+        "replay": [str(log), str(config)],
     }
     return [command, *extra[command]]
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from compiler import compile_policy
 from compiler.config import Config
+from compiler.errors import PolicyError
 from compiler.spec import ERAS, SEMANTICS, load_spec
 from compiler.spec.ir import Pair
 from compiler.table import StateTable
@@ -262,3 +263,49 @@ def test_a_name_no_era_knows_is_flagged_not_refused() -> None:
     kinds = [[f.kind for f in s.flags] for s in steps]
     assert kinds == [[], [], [], ["impossible"], ["impossible"]]
     assert "activity 'Cleaning'" in steps[3].flags[0].reason
+
+
+PIECES = st.sampled_from(
+    [
+        "11/23/26 10:00:00 ",
+        "1763892005.123 ",
+        "slot1: ",
+        "slot2_1: ",
+        "vm1: ",
+        "Changing state: ",
+        "Changing activity: ",
+        "Changing state and activity: ",
+        "State change: ",
+        "** condor_startd (CONDOR_STARTD) STARTING UP",
+        "Owner",
+        "Claimed",
+        "Preempting",
+        "Drained",
+        "Delete",
+        "Idle",
+        "Busy",
+        "Vacating",
+        "Cleaning",
+        "/",
+        " -> ",
+        " ",
+        "\udcff",
+    ]
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(lines=st.lists(st.lists(PIECES, max_size=9).map("".join), max_size=12))
+def test_any_text_replays_or_is_refused_with_a_position(lines: list[str]) -> None:
+    """Whatever the log holds, replay either answers or raises a positioned PolicyError."""
+    try:
+        entries = parse_log("\n".join(lines), file="L")
+    except PolicyError as err:
+        assert err.file == "L" and err.line is not None and err.column is not None
+        return
+    result = replay(
+        "\n".join(lines), "htcondor-current", "code"
+    )  # same entries, through the helper
+    assert sum(len(s.steps) for s in result.slots) == sum(
+        1 for e in entries if type(e).__name__ == "Change"
+    )

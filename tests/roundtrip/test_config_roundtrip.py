@@ -114,9 +114,21 @@ _LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_.]*) =(?: (.*))?$")
 
 
 def _written(fragment: str) -> dict[str, str | None]:
-    """NAME -> value of each `NAME = value` line (None for `NAME =`)."""
+    """NAME -> value of each `NAME = value` line (None for `NAME =`) and `NAME @=end`
+    block."""
     out: dict[str, str | None] = {}
+    block: tuple[str, list[str]] | None = None
     for line in fragment.splitlines():
+        if block is not None:
+            if line == "@end":
+                out[block[0]] = "\n".join(block[1])
+                block = None
+            else:
+                block[1].append(line)
+            continue
+        if line.endswith(" @=end"):
+            block = (line.removesuffix(" @=end"), [])
+            continue
         found = _LINE.match(line)
         if found:
             out[found.group(1)] = found.group(2)
@@ -179,3 +191,14 @@ def test_compile_differences_has_no_config_format(capsys: pytest.CaptureFixture[
 
     assert main(["compile", "--differences", "--format", "config"]) == 2
     assert "--format" in capsys.readouterr().err
+
+
+def test_a_multi_line_value_round_trips(tmp_path: Path) -> None:
+    """A value written over several lines (`NAME @=TAG ... @TAG`) keeps its lines."""
+    text = 'START @=end\n  KeyboardIdle > 600 &&\n  Owner != "x"\n@end\nSUSPEND = False\n'
+    config = load_config(text=text)
+    table = compile_policy(config, "htcondor-current", "code")
+    fragment, _, again = _round_trip(config, table)
+    assert "START @=end\n" in fragment and "START" in _written(fragment)
+    _same_table(table, again)
+    _wheel_agrees(fragment, "htcondor-current", tmp_path)

@@ -30,14 +30,15 @@ the first reason that explains it:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
 from compiler.policy import reachable_pairs
 from compiler.spec import ERAS, load_spec
-from compiler.spec.ir import Pair, Transition
+from compiler.spec.ir import Pair, Transition, Trigger
 from compiler.table import Row, StateTable
+from runtime.replay.causes import fired_by, wanted_for
 from runtime.replay.logparse import Cause, Change, LogEntry, Restart
 
 FlagKind = Literal["semantics", "era", "configuration", "impossible", "gap"]
@@ -59,6 +60,10 @@ class Candidate:
     possible: bool
     why_not: str
     triggers: str
+    #: The startd's `State change:` reason names a trigger of this row, and not of
+    #: every possible candidate (runtime/replay/causes.py).
+    by_cause: bool = False
+    row_triggers: tuple[Trigger, ...] = field(default=(), compare=False, repr=False)
 
     def label(self) -> str:
         """`10 H`, `12`, `kill_claim H` (an unnumbered row by its name)."""
@@ -75,6 +80,7 @@ class Candidate:
             "possible": self.possible,
             "why_not": self.why_not or None,
             "triggers": self.triggers,
+            "by_cause": self.by_cause,
         }
 
 
@@ -104,7 +110,11 @@ class Step:
     def label(self) -> str:
         """The step in a path: the possible rows' labels (`{10 H|kill_claim H}` when the
         log cannot tell them apart), or `?` when none fits."""
-        shown = [c for c in self.candidates if c.possible] or list(self.candidates)
+        shown = (
+            [c for c in self.candidates if c.by_cause]
+            or [c for c in self.candidates if c.possible]
+            or list(self.candidates)
+        )
         labels = list(dict.fromkeys(c.label() for c in shown))
         if not labels:
             return "?"
@@ -266,6 +276,7 @@ def _candidates(
                 possible=not why,
                 why_not=why,
                 triggers=row.trigger,
+                row_triggers=row.transition.triggers,
             )
         )
     return out
@@ -374,6 +385,7 @@ def replay_log(
                 why = _elsewhere(table, other, entry, source, target, fits)
             known[key] = (fits, why)
         found, why = known[key]
+        said = causes.pop(slot, [])
         flags: list[Flag] = []
         if gap:
             flags.append(
@@ -386,7 +398,7 @@ def replay_log(
         if why is not None:
             flags.append(why)
         steps.setdefault(slot, []).append(
-            Step(entry, slot, source, target, found, tuple(flags), _said(causes.pop(slot, [])))
+            Step(entry, slot, source, target, _narrowed(found, said), tuple(flags), _said(said))
         )
         current[slot] = _settled(target, [c for c in found if c.possible] or found)
     return Replay(
@@ -399,7 +411,20 @@ def replay_log(
     )
 
 
-def _said(texts: list[str]) -> str | None:
+def _narrowed(found: tuple[Candidate, ...], said: Sequence[str]) -> tuple[Candidate, ...]:
+    """The candidates with `by_cause` set on those the startd's reasons point at, when
+    they single out some but not all of the possible ones."""
+    possible = [c for c in found if c.possible]
+    wanted = wanted_for(said) if len(possible) > 1 else ()
+    if not wanted:
+        return found
+    hits = {c.id for c in possible if fired_by(c.row_triggers, wanted)}
+    if not hits or hits == {c.id for c in possible}:
+        return found
+    return tuple(replace(c, by_cause=c.id in hits) for c in found)
+
+
+def _said(texts: Sequence[str]) -> str | None:
     """The startd's `State change:` reasons since the slot's previous change."""
     return "; ".join(texts) if texts else None
 

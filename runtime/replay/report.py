@@ -73,7 +73,11 @@ def diagram_steps(slot: SlotReplay) -> list[tuple[int, str]]:
     says the slot went)."""
     out = []
     for index, step in enumerate(slot.steps, start=1):
-        chosen = [c for c in step.candidates if c.possible] or list(step.candidates)
+        chosen = (
+            [c for c in step.candidates if c.by_cause]
+            or [c for c in step.candidates if c.possible]
+            or list(step.candidates)
+        )
         if chosen:
             out.append((index, chosen[0].id))
     return out

@@ -1,10 +1,12 @@
 """`condor-policy compile [CONFIG] [--era E] [--semantics manual|code] [--policy NAME]
-[--format table|md|json|csv] [--assume ATTR=VALUE ...] [--differences]`.
+[--format table|md|json|csv|config] [--assume ATTR=VALUE ...] [--differences]`.
 
 Prints the era's state table joined with the policy: one row per transition with its
 simplified guard and status (live | dead | always). The default is a terminal table
 (rich; plain and wide enough when stdout is not a terminal); `--format` picks Markdown,
-JSON (schema: docs/state-table-json.md) or CSV. Warnings go to stderr.
+JSON (schema: docs/state-table-json.md) or CSV; `--format config` writes the policy back
+as a condor_config fragment that loads to the same table (compiler/roundtrip.py).
+Warnings go to stderr.
 
 CONFIG, `--era`, `--policy`, `--semantics`: as for every policy command
 (runtime/commands/_policy_args.py; with no CONFIG, $CONDOR_CONFIG, else the era's
@@ -47,7 +49,7 @@ from runtime.commands._policy_args import (
 
 NAME = "compile"
 HELP = "Compile a policy into the era's state table (simplified guards, dead/always rows)."
-FORMATS = ("table", "md", "json", "csv")
+FORMATS = ("table", "md", "json", "csv", "config")
 #: Seconds a compile runs before the progress spinner appears.
 PROGRESS_AFTER = 2.0
 
@@ -127,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
     choice = load_policy(args)
     assume = slot_assumptions(choice, assume)
     message = f"compiling {choice.description} ({choice.era})"
+    if args.differences and args.format == "config":
+        raise PolicyError("--differences lists rows; it has no config format", file="--format")
     if args.differences:
         with progress(message, fmt=args.format):
             diffs = policy_differences(choice.config, choice.era, assume=assume)
@@ -137,6 +141,11 @@ def run(args: argparse.Namespace) -> int:
             choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
         )
     print_warnings(table.warnings)
+    if args.format == "config":
+        from compiler.roundtrip import config_fragment
+
+        print(config_fragment(table, choice.config), end="")
+        return 0
     _print_table(table, args.format)
     return 0
 

@@ -17,7 +17,17 @@ import pytest
 from runtime.cli import build_parser, main
 
 #: Every command that reads a configuration.
-READERS = ("compile", "diagram", "run", "watch", "check", "config", "slots", "submit-check")
+READERS = (
+    "compile",
+    "diagram",
+    "run",
+    "watch",
+    "check",
+    "config",
+    "slots",
+    "submit-check",
+    "replay",
+)
 
 
 def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
@@ -28,6 +38,8 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
     hardware.write_text('{"cpus": 2, "memory_mb": 1024, "disk_kb": 1000, "swap_kb": 1000}')
     job = tmp_path / "job.ad"
     job.write_text('Owner = "u"\n')
+    log = tmp_path / "StartLog"
+    log.write_text("11/23/26 10:00:00 slot1: Changing state: Owner -> Unclaimed\n")
     extra = {
         "compile": [str(config)],
         "diagram": [str(config), "-o", str(tmp_path / "out.dot")],
@@ -37,6 +49,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "config": ["START", "-c", str(config)],
         "slots": [str(config), "--hardware", str(hardware)],
         "submit-check": [str(config), str(job)],
+        "replay": [str(log), str(config)],
     }
     return [command, *extra[command]]
 

@@ -24,6 +24,8 @@ POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch"]
 #: no table (slots: the seed-vs-23.0 slot layout differences, spec/slots.yaml; the
 #: schedd's submit-check: condor_submit's 23.0 wording or the seed's).
 OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check"]
+#: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`).
+OTHER_POLICY_COMMANDS = ["replay"]
 
 
 def _extra(name: str, tmp: Path) -> list[str]:
@@ -50,7 +52,9 @@ def test_the_policy_commands_are_the_ones_taking_semantics() -> None:
         module.add_arguments(parser)
         if "--semantics" in parser.format_help():
             takes.append(module.NAME)
-    assert sorted(takes) == sorted(POLICY_COMMANDS + OTHER_SEMANTICS_COMMANDS)
+    assert sorted(takes) == sorted(
+        POLICY_COMMANDS + OTHER_SEMANTICS_COMMANDS + OTHER_POLICY_COMMANDS
+    )
 
 
 @pytest.mark.parametrize("name", POLICY_COMMANDS)

@@ -22,8 +22,10 @@ if TYPE_CHECKING:
         RowDifference,
         compile_policy,
         policy_differences,
+        reachable_pairs,
     )
     from compiler.program import Knob, Program, Settings
+    from compiler.roundtrip import config_fragment
     from compiler.table import CompiledGuard, Row, StateTable, holds
 
 __all__ = [
@@ -36,9 +38,11 @@ __all__ = [
     "Settings",
     "StateTable",
     "compile_policy",
+    "config_fragment",
     "holds",
     "load_attributes",
     "policy_differences",
+    "reachable_pairs",
 ]
 
 #: Public name -> the module that defines it (imported on first use).
@@ -47,6 +51,8 @@ _HOMES = {
     "policy_differences": "compiler.policy",
     "RowDifference": "compiler.policy",
     "MANUAL_READS_JOB": "compiler.policy",
+    "reachable_pairs": "compiler.policy",
+    "config_fragment": "compiler.roundtrip",
     "StateTable": "compiler.table",
     "Row": "compiler.table",
     "CompiledGuard": "compiler.table",

@@ -86,6 +86,7 @@ def add_slot_argument(parser: argparse.ArgumentParser) -> None:
     """`--slot NAME`: the policy as one slot of a machine with several reads it."""
     parser.add_argument(
         "--slot",
+        dest="policy_slot",
         metavar="NAME",
         help="the policy of one slot (slot2, or a dynamic slot slot1_3 of slot1): its "
         "SLOT<N>_ and SLOT_TYPE_<T>_ knobs win, as the startd reads them",
@@ -133,7 +134,7 @@ def load_policy(args: argparse.Namespace) -> PolicyChoice:
     """The configuration the arguments name, read for their era (as slot `--slot` reads
     it, when given)."""
     choice = _load_policy(args)
-    slot = getattr(args, "slot", None)
+    slot = getattr(args, "policy_slot", None)
     if not slot:
         return choice
     from compiler.slots import slot_view  # only when asked: not on a cold compile's path

@@ -142,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         )
     print_warnings(table.warnings)
     if args.format == "config":
-        from compiler.roundtrip import config_fragment
+        from compiler import config_fragment
 
         print(config_fragment(table, choice.config), end="")
         return 0

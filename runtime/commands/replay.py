@@ -31,7 +31,7 @@ FORMATS = ("text", "json")
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from compiler.table import StateTable
+    from compiler import StateTable
     from runtime.replay.check import Replay
     from runtime.replay.logparse import LogEntry
 

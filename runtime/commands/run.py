@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     trace = read_trace(args.trace)
     args.era = args.era or trace.era or DEFAULT_ERA
     args.semantics = args.semantics or trace.semantics or DEFAULT_SEMANTICS
-    if trace.hardware is not None and args.slot:
+    if trace.hardware is not None and args.policy_slot:
         from compiler.errors import PolicyError
 
         raise PolicyError(

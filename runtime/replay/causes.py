@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from compiler import yamlcache
-from compiler.spec.ir import Trigger
+from compiler.spec import Trigger
 from spec import data_path
 
 _KINDS = ("policy", "immediate", "protocol", "command", "timer")

@@ -34,10 +34,8 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any, Literal
 
-from compiler.policy import reachable_pairs
-from compiler.spec import ERAS, load_spec
-from compiler.spec.ir import Pair, Transition, Trigger
-from compiler.table import Row, StateTable
+from compiler import Row, StateTable, reachable_pairs
+from compiler.spec import ERAS, Pair, Transition, Trigger, load_spec
 from runtime.replay.causes import fired_by, wanted_for
 from runtime.replay.logparse import Cause, Change, LogEntry, Restart
 

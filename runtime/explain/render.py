@@ -1,0 +1,93 @@
+"""The text `condor-policy explain` prints for people (the JSON is `Explanation.to_dict`)."""
+
+from __future__ import annotations
+
+from runtime.explain.clauses import Clause
+from runtime.explain.slot import Explanation, Step, Verdict
+
+
+def render_text(ex: Explanation) -> str:
+    lines = [
+        f"{ex.pair.state}/{ex.pair.activity} ({ex.era}, {ex.semantics} semantics), "
+        f"at {int(ex.now)}",
+    ]
+    if ex.assumed:
+        shown = ", ".join(f"{k} = {_bool(v)}" for k, v in ex.assumed)
+        lines.append(f"assumed (not in the ad): {shown}")
+    lines.append("")
+    lines.append("evaluation pass, in the startd's order:")
+    fires = ex.fires
+    for step in ex.steps:
+        lines += _step(step, step is fires, fires is not None and step.order > fires.order)
+    if not ex.steps:
+        lines.append("  (no policy transition leaves this pair)")
+    lines.append("")
+    if fires is None:
+        lines.append("fires now: none: the slot stays")
+    else:
+        lines.append(f"fires now: {_name(fires)} -> {fires.target}")
+    if ex.others:
+        lines.append("")
+        lines.append("also leaving this pair, on an event, command or timer:")
+        for other in ex.others:
+            label = _label(other.number, other.letter)
+            lines.append(f"  {label} -> {other.target}: {'; '.join(other.triggers)}")
+    if ex.job:
+        lines.append("")
+        lines.append("the job:")
+        for verdict in ex.job:
+            lines += _verdict(verdict)
+    return "\n".join(lines) + "\n"
+
+
+def _bool(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _label(number: int | str, letter: str | None) -> str:
+    if isinstance(number, int):
+        return f"{number}{letter or ''}"
+    return str(number).removeprefix("unnumbered:")
+
+
+def _name(step: Step) -> str:
+    return _label(step.number, step.letter)
+
+
+def _step(step: Step, fires: bool, after: bool) -> list[str]:
+    mark = "FIRES" if fires else ("(not reached)" if after else step.clause.truth)
+    lines = [
+        f"  [{step.order}] {_name(step)} -> {step.target}: {step.spec_guard}"
+        f"  ({step.against}) = {step.clause.truth}  {mark if mark != step.clause.truth else ''}".rstrip()
+    ]
+    lines += _clause(step.clause, 6)
+    if step.change is not None:
+        c = step.change
+        lines.append(f"      would fire with {c.attribute} = {c.to} ({c.clause}); now {c.now}")
+    if step.flips_in is not None:
+        verb = "stops holding" if step.holds else "becomes TRUE"
+        lines.append(f"      {verb} in {step.flips_in} s if only the clock moves")
+    return lines
+
+
+def _verdict(verdict: Verdict) -> list[str]:
+    who = "slot's" if verdict.side == "slot" else "job's"
+    word = "accepts" if verdict.accepts else "rejects"
+    lines = [f"  the {who} {verdict.name} {word} ({verdict.clause.truth})"]
+    lines += _clause(verdict.clause, 6)
+    if verdict.change is not None:
+        c = verdict.change
+        lines.append(f"      would accept with {c.attribute} = {c.to} ({c.clause}); now {c.now}")
+    return lines
+
+
+def _clause(clause: Clause, indent: int) -> list[str]:
+    """The deciding leaves, one a line, with the attributes behind them."""
+    pad = " " * indent
+    lines = []
+    for leaf in clause.leaves():
+        lines.append(f"{pad}{leaf.truth:<9} {leaf.text}")
+        for r in leaf.reads:
+            note = f"  ({r.note})" if r.note else ""
+            lines.append(f"{pad}            {r.name} = {r.value} [{r.where}]{note}")
+    return lines

@@ -19,18 +19,21 @@ from runtime.cli import _command_modules, main
 
 #: The commands that compile a policy (they take --semantics), and the extra arguments
 #: each needs to run quickly here.
-POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch"]
+POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch", "explain"]
 
 
 def _extra(name: str, tmp: Path) -> list[str]:
     trace = tmp / "trace.yaml"
     trace.write_text("steps:\n  - {t: 0, tick: true}\n")
+    machine = tmp / "slot.ad"
+    machine.write_text('State = "Unclaimed"\nActivity = "Idle"\nMyCurrentTime = 0\n')
     return {
         "compile": ["--format", "csv"],
         "diagram": ["-o", str(tmp / "out.dot")],
         "run": ["--trace", str(trace)],
         "check": ["--static-only"],
         "watch": ["--duration", "0.1", "--plain"],
+        "explain": ["--machine", str(machine)],
     }[name]
 
 

@@ -12,6 +12,7 @@ from runtime.explain.clauses import Ads, Clause, Reading, decide, truth_name
 from runtime.explain.render import render_text
 from runtime.explain.slot import (
     Change,
+    Edit,
     Explanation,
     Step,
     Verdict,
@@ -26,6 +27,7 @@ __all__ = [
     "Ads",
     "Change",
     "Clause",
+    "Edit",
     "Explanation",
     "Reading",
     "Step",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from runtime.explain.clauses import Clause
-from runtime.explain.slot import Explanation, Step, Verdict
+from runtime.explain.slot import Change, Explanation, Step, Verdict
 
 
 def render_text(ex: Explanation) -> str:
@@ -55,19 +55,20 @@ def _name(step: Step) -> str:
 
 
 def _step(step: Step, fires: bool, after: bool) -> list[str]:
-    mark = "FIRES" if fires else ("(not reached)" if after else step.clause.truth)
-    lines = [
-        f"  [{step.order}] {_name(step)} -> {step.target}: {step.spec_guard}"
-        f"  ({step.against}) = {step.clause.truth}  {mark if mark != step.clause.truth else ''}".rstrip()
-    ]
+    mark = "  FIRES" if fires else ("  (not reached)" if after else "")
+    head = f"  [{step.order}] {_name(step)} -> {step.target}: {step.spec_guard}"
+    lines = [f"{head}  ({step.against}) = {step.clause.truth}{mark}"]
     lines += _clause(step.clause, 6)
     if step.change is not None:
-        c = step.change
-        lines.append(f"      would fire with {c.attribute} = {c.to} ({c.clause}); now {c.now}")
+        lines.append(f"      would fire with {_edits(step.change)}")
     if step.flips_in is not None:
         verb = "stops holding" if step.holds else "becomes TRUE"
         lines.append(f"      {verb} in {step.flips_in} s if only the clock moves")
     return lines
+
+
+def _edits(change: Change) -> str:
+    return ", and ".join(f"{e.attribute} = {e.to} ({e.clause}); now {e.now}" for e in change.edits)
 
 
 def _verdict(verdict: Verdict) -> list[str]:
@@ -76,8 +77,7 @@ def _verdict(verdict: Verdict) -> list[str]:
     lines = [f"  the {who} {verdict.name} {word} ({verdict.clause.truth})"]
     lines += _clause(verdict.clause, 6)
     if verdict.change is not None:
-        c = verdict.change
-        lines.append(f"      would accept with {c.attribute} = {c.to} ({c.clause}); now {c.now}")
+        lines.append(f"      would accept with {_edits(verdict.change)}")
     return lines
 
 

@@ -10,8 +10,8 @@ optionally a job ad:
   tests) and the clause tree that decided it (`runtime.explain.clauses`) over the
   guard as the configuration writes it (knobs expanded, not simplified); `fires` is the
   first that holds, None when the slot stays;
-* for each step that does not fire, the smallest single change of one machine attribute
-  that makes it fire, where one exists (`nearest_change`), and, when the guard reads
+* for each step that does not fire, the smallest change of one (else two) machine
+  attributes that makes it fire, where one exists (`nearest_change`), and, when the guard reads
   the clock, the time at which its value flips (`flip_time`);
 * `others`: the rows leaving the pair that an event, command or timer fires, which no
   evaluation pass tries;
@@ -54,9 +54,9 @@ HORIZON = 1 << 23
 
 
 @dataclass(frozen=True, slots=True)
-class Change:
-    """Setting `attribute` from `now` to `to` makes the guard hold; `clause` is the
-    comparison the new value satisfies."""
+class Edit:
+    """Setting machine attribute `attribute` from `now` to `to` (ClassAd syntax);
+    `clause` is the comparison that decides the new value."""
 
     attribute: str
     now: str
@@ -65,6 +65,17 @@ class Change:
 
     def to_dict(self) -> dict[str, Any]:
         return {"attribute": self.attribute, "now": self.now, "to": self.to, "clause": self.clause}
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """The smallest change of machine attributes found that makes a guard hold: one
+    attribute when one suffices, else two (`nearest_change`)."""
+
+    edits: tuple[Edit, ...]
+
+    def to_dict(self) -> list[dict[str, Any]]:
+        return [e.to_dict() for e in self.edits]
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,6 +267,8 @@ class _Context:
         self.pair = pair
         self.now = now
         my = ClassAd(dict(machine))
+        if (my.get("State"), my.get("Activity")) != (pair.state, pair.activity):
+            my["State"], my["Activity"] = pair.state, pair.activity  # --at: as published there
         self.assumed: list[tuple[str, Any]] = []
         for name, value in assumed_predicates(table, pair).items():
             if name not in my:
@@ -429,29 +442,49 @@ def _verdict(
 
 
 def nearest_change(expr: A.Expr, ctx: _Context, test: Any) -> Change | None:
-    """The single machine attribute change closest to the ad's value that makes `test`
-    hold, among the values that decide the comparisons `expr` makes of machine
-    attributes with constants (one on each side of every constant, and the constant:
-    between two constants every comparison keeps its value, the region oracle's cut,
-    compiler/simplify/regions.py) and TRUE/FALSE for a bare attribute. Predicates are
-    not machine attributes an admin sets, and are left alone. None when no single
-    change does it."""
-    best: tuple[float, str, Change] | None = None
+    """The smallest change of machine attributes that makes `test` hold: one attribute
+    if one suffices (the value closest to the ad's), else two (the pair with the least
+    total change), among the values that decide the comparisons `expr` makes of a
+    machine attribute: for `X OP k`, `X + Y OP k`, `X - Y OP k` and `Y - X OP k` (k
+    without attributes, Y read in the ad) the boundary value of X and one step each
+    side of it: between two boundaries every comparison keeps its value, which is the
+    region oracle's cut (compiler/simplify/regions.py); TRUE and FALSE for a bare
+    attribute. Every change proposed was evaluated with the guard's compiled
+    predicate. Predicates (InRetirement, ...) are not attributes an admin sets and are
+    left alone. None when no change of at most two attributes does it."""
+    options: list[tuple[float, Edit, Any]] = []
+    seen: set[tuple[str, str]] = set()
     for attr, candidates, clause in _candidates(expr, ctx):
         current = ctx.my.get(attr)
         for value in candidates:
             if _same(value, current) or _finer(value, current):
                 continue
-            trial = ClassAd(dict(ctx.my))
-            trial[attr] = value
-            if not test(trial):
+            edit = Edit(attr, format_value(current), format_value(value), clause)
+            if (attr.lower(), edit.to) in seen:
                 continue
-            distance = _distance(current, value)
-            found = Change(attr, format_value(current), format_value(value), clause)
-            key = (distance, attr.lower(), found)
-            if best is None or key[:2] < best[:2]:
-                best = key
-    return None if best is None else best[2]
+            seen.add((attr.lower(), edit.to))
+            options.append((_distance(current, value), edit, value))
+    options.sort(key=lambda o: (o[0], o[1].attribute.lower()))
+    for _gap, edit, value in options:
+        if test(_with(ctx.my, ((edit.attribute, value),))):
+            return Change((edit,))
+    best: tuple[float, Change] | None = None
+    for i, (d1, e1, v1) in enumerate(options):
+        for d2, e2, v2 in options[i + 1 :]:
+            if e1.attribute.lower() == e2.attribute.lower():
+                continue
+            if best is not None and d1 + d2 >= best[0]:
+                continue
+            if test(_with(ctx.my, ((e1.attribute, v1), (e2.attribute, v2)))):
+                best = (d1 + d2, Change((e1, e2)))
+    return None if best is None else best[1]
+
+
+def _with(ad: Mapping[str, Any], values: tuple[tuple[str, Any], ...]) -> ClassAd:
+    out = ClassAd(dict(ad))
+    for name, value in values:
+        out[name] = value
+    return out
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -473,26 +506,61 @@ def _number(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
+def _around(boundary: Any) -> list[Any]:
+    """The boundary and a step each side: 1 for an integer, else 0.01 and 0.5."""
+    if isinstance(boundary, int):
+        return [boundary - 1, boundary, boundary + 1, boundary - 0.5, boundary + 0.5]
+    return [boundary + d for d in (-0.5, -0.01, 0.0, 0.01, 0.5)]
+
+
 def _candidates(expr: A.Expr, ctx: _Context) -> list[tuple[str, list[Any], str]]:
     out: list[tuple[str, list[Any], str]] = []
     for node in A.walk(expr, same_scope=False):
-        split = _comparison(node)
+        split = _comparison(node, ctx)
         if split is not None:
-            subject, k = split
-            name = _machine_attr(subject, ctx)
-            if name is None:
-                continue
-            if isinstance(k, bool) or not isinstance(k, int | float):
-                continue
-            values: list[Any] = [k - 1, k, k + 1] if isinstance(k, int) else [k - 0.5, k, k + 0.5]
-            if isinstance(k, int):
-                values += [k - 0.5, k + 0.5]
-            out.append((name, values, unparse(node)))
+            name, boundary = split
+            out.append((name, _around(boundary), unparse(node)))
         elif isinstance(node, A.AttrRef):
             name = _machine_attr(node, ctx)
             if name is not None:
                 out.append((name, [True, False], unparse(node)))
     return out
+
+
+def _comparison(node: A.Expr, ctx: _Context) -> tuple[str, Any] | None:
+    """(machine attribute X, the value of X at which the comparison changes) for the
+    shapes `nearest_change` names; else None."""
+    if not isinstance(node, A.Binary) or node.op not in _CMP:
+        return None
+    for subject, other in ((node.left, node.right), (node.right, node.left)):
+        if not _constant_expr(other):
+            continue
+        k = evaluate(other)
+        if not _number(k):
+            continue
+        name = _machine_attr(subject, ctx)
+        if name is not None:
+            return name, k
+        if isinstance(subject, A.Binary) and subject.op in ("+", "-"):
+            solved = _solve(subject, k, ctx)
+            if solved is not None:
+                return solved
+    return None
+
+
+def _solve(subject: A.Binary, k: Any, ctx: _Context) -> tuple[str, Any] | None:
+    """X for `X + Y = k`, `X - Y = k` or `Y - X = k`, Y evaluated in the ad."""
+    for x, y, sign in ((subject.left, subject.right, 1), (subject.right, subject.left, -1)):
+        name = _machine_attr(x, ctx)
+        if name is None:
+            continue
+        other = evaluate(y, ctx.my)
+        if not _number(other):
+            continue
+        if subject.op == "+":
+            return name, k - other
+        return name, (k + other) if sign == 1 else (other - k)
+    return None
 
 
 def _machine_attr(node: A.Expr, ctx: _Context) -> str | None:
@@ -503,17 +571,6 @@ def _machine_attr(node: A.Expr, ctx: _Context) -> str | None:
     if isinstance(ctx.my.get(node.name), A.EXPR_TYPES):
         return None  # an expression (START, a helper): not a value one sets
     return node.name
-
-
-def _comparison(node: A.Expr) -> tuple[A.Expr, Any] | None:
-    """(subject, constant) of `s OP k` or `k OP s`, `k` any expression without attribute
-    references or calls (`15 * 60`), folded to its value; else None."""
-    if not isinstance(node, A.Binary) or node.op not in _CMP:
-        return None
-    for subject, other in ((node.left, node.right), (node.right, node.left)):
-        if isinstance(subject, A.AttrRef) and _constant_expr(other):
-            return subject, evaluate(other)
-    return None
 
 
 _CMP = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!="})
@@ -593,10 +650,10 @@ def flip_time(expr: A.Expr, ctx: _Context, test: Any) -> int | None:
 def _threshold_points(expr: A.Expr, ctx: _Context) -> set[int]:
     out: set[int] = set()
     for node in A.walk(expr, same_scope=False):
-        split = _comparison(node)
-        if split is None or not isinstance(split[0], A.AttrRef):
+        split = _comparison(node, ctx)
+        if split is None:
             continue
-        current = ctx.my.get(split[0].name)
+        current = ctx.my.get(split[0])
         k = split[1]
         if isinstance(current, int | float) and isinstance(k, int | float):
             gap = int(k) - int(current)

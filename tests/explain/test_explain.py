@@ -93,11 +93,8 @@ def test_seed000_owner_undefined_locally(seed000: tuple[Any, Any]) -> None:
     assert reading.where == "nowhere" and "locally" in reading.note
     # The nearest KeyboardIdle that makes START FALSE again (IS_OWNER TRUE) is 900.
     assert step.change is not None
-    assert (step.change.attribute, step.change.now, step.change.to) == (
-        "KeyboardIdle",
-        "1000",
-        "900",
-    )
+    (edit,) = step.change.edits
+    assert (edit.attribute, edit.now, edit.to) == ("KeyboardIdle", "1000", "900")
 
 
 def test_steps_follow_the_evaluation_order(seed000: tuple[Any, Any]) -> None:
@@ -164,8 +161,33 @@ def test_no_transition_means_the_slot_stays(desktop: tuple[Any, Any]) -> None:
     assert ex.fires is None
     step = _step(ex, "1")
     # !IS_OWNER needs START: the keyboard must be idle for more than 15 minutes.
-    assert step.change is not None and step.change.to == "901"
+    assert step.change is not None
+    assert [(e.attribute, e.to) for e in step.change.edits] == [("KeyboardIdle", "901")]
     assert step.flips_in == 901 - 5
+
+
+def test_two_attributes_when_one_is_not_enough(desktop: tuple[Any, Any]) -> None:
+    """Desktop's START needs an idle keyboard and a low non-Condor load: with both wrong
+    no single attribute makes !IS_OWNER hold, and the two-attribute change found does."""
+    table, config = desktop
+    machine = _machine("Owner", "Idle", KeyboardIdle=5, LoadAvg=2.0, CondorLoadAvg=0.0)
+    step = _step(explain_slot(table, config, machine), "1")
+    assert step.change is not None and len(step.change.edits) == 2
+    names = {e.attribute for e in step.change.edits}
+    assert "KeyboardIdle" in names and names & {"LoadAvg", "CondorLoadAvg"}
+    changed = ClassAd(dict(machine))
+    for edit in step.change.edits:
+        changed[edit.attribute] = float(edit.to) if "." in edit.to else int(edit.to)
+    assert _step(explain_slot(table, config, changed), "1").holds
+
+
+def test_at_publishes_the_pair(desktop: tuple[Any, Any]) -> None:
+    """With --at the slot ad says the pair asked for (Desktop's START reads State)."""
+    table, config = desktop
+    machine = _machine("Claimed", "Busy", KeyboardIdle=1000, LoadAvg=2.0, CondorLoadAvg=0.0)
+    ex = explain_slot(table, config, machine, pair=Pair("Owner", "Idle"))
+    # In Owner the load clause counts: 2.0 > 0.3, so START is FALSE and !IS_OWNER too.
+    assert not _step(ex, "1").holds
 
 
 @settings(max_examples=40, deadline=None)
@@ -181,7 +203,8 @@ def test_seed000_law_and_change_soundness(idle: int) -> None:
     assert step.holds is (step.clause.truth == "TRUE")
     if not step.holds:
         assert step.change is not None
-        changed = _machine("Unclaimed", "Idle", KeyboardIdle=int(step.change.to))
+        (edit,) = step.change.edits
+        changed = _machine("Unclaimed", "Idle", KeyboardIdle=int(edit.to))
         assert _step(explain_slot(table, config, changed), "2").holds
         assert step.flips_in is None  # KeyboardIdle only grows
     else:

@@ -108,32 +108,49 @@ class Ads:
     known: tuple[str, ...] = ()
     #: Names (lower case) whose MY value was assumed, not read from the given ad.
     assumed: frozenset[str] = frozenset()
+    #: What MY and TARGET are: (slot, job), or (job, slot) for a job's Requirements.
+    sides: tuple[Where, Where] = ("machine", "job")
 
     def value(self, expr: A.Expr) -> Any:
         return evaluate(expr, self.my, self.target, now=int(self.now))
 
 
-def decide(expr: A.Expr, ads: Ads) -> Clause:
-    """The clause tree of `expr` in `ads` (module docstring)."""
+def decide(expr: A.Expr, ads: Ads, _inside: frozenset[str] = frozenset()) -> Clause:
+    """The clause tree of `expr` in `ads` (module docstring). A MY attribute whose value
+    is an expression (a slot ad's `WithinResourceLimits`, a published START) is decided
+    by that expression's clauses, evaluated in the same ads (once per name on a path:
+    a cycle stays a leaf)."""
     value = ads.value(expr)
     name = truth_name(value)
     text = unparse(expr)
     shown = format_value(value)
     if isinstance(expr, A.Binary) and expr.op in ("&&", "||"):
-        items = [decide(e, ads) for e in _chain(expr, expr.op)]
+        items = [decide(e, ads, _inside) for e in _chain(expr, expr.op)]
         return Clause(text, shown, name, (), _deciding(expr.op, name, items), expr.op)
     if isinstance(expr, A.Unary) and expr.op == "!":
-        return Clause(text, shown, name, (), (decide(expr.operand, ads),), "!")
+        return Clause(text, shown, name, (), (decide(expr.operand, ads, _inside),), "!")
     other = _against_boolean(expr)
     if other is not None:
-        return Clause(text, shown, name, (), (decide(other, ads),), expr.op)  # type: ignore[union-attr]
+        return Clause(text, shown, name, (), (decide(other, ads, _inside),), expr.op)  # type: ignore[union-attr]
     if isinstance(expr, A.Conditional):
-        cond = decide(expr.cond, ads)
+        cond = decide(expr.cond, ads, _inside)
         if cond.truth in ("TRUE", "FALSE"):
             taken = expr.then if cond.truth == "TRUE" else expr.otherwise
-            return Clause(text, shown, name, (), (cond, decide(taken, ads)), "?:")
+            return Clause(text, shown, name, (), (cond, decide(taken, ads, _inside)), "?:")
         return Clause(text, shown, name, (), (cond,), "?:")
+    stored = _stored_expression(expr, ads)
+    if stored is not None and expr.key not in _inside:  # type: ignore[union-attr]
+        inner = decide(stored, ads, _inside | {expr.key})  # type: ignore[union-attr]
+        return Clause(text, shown, name, readings(expr, ads), (inner,), "=")
     return Clause(text, shown, name, readings(expr, ads))
+
+
+def _stored_expression(expr: A.Expr, ads: Ads) -> A.Expr | None:
+    """The expression a MY attribute reference stands for, when its value is one."""
+    if not isinstance(expr, A.AttrRef) or expr.scope not in (None, "MY"):
+        return None
+    stored = ads.my.get(expr.name)
+    return stored if isinstance(stored, A.EXPR_TYPES) else None
 
 
 def _against_boolean(expr: A.Expr) -> A.Expr | None:
@@ -188,9 +205,9 @@ def _reading(node: A.AttrRef, label: str, ads: Ads) -> Reading:
     theirs = node.scope in (None, "TARGET") and ads.target is not None and node.name in ads.target
     value = format_value(ads.value(node))
     if mine:
-        return Reading(label, value, "assumed" if node.key in ads.assumed else "machine")
+        return Reading(label, value, "assumed" if node.key in ads.assumed else ads.sides[0])
     if theirs:
-        return Reading(label, value, "job")
+        return Reading(label, value, ads.sides[1])
     return Reading(label, value, "nowhere", _why_missing(node, ads))
 
 

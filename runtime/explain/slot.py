@@ -425,6 +425,7 @@ def _verdict(
         job_names=ctx.job_names,
         known=ctx.known,
         assumed=ctx.assumed_names if side == "slot" else frozenset(),
+        sides=("machine", "job") if side == "slot" else ("job", "machine"),
     )
     ok = holds(ads.value(expr))
     clause = decide(expr, ads)

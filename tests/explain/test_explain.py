@@ -122,6 +122,29 @@ def test_seed000_start_against_a_job(seed000: tuple[Any, Any], owner: str, accep
         assert (reading.value, reading.where) == ('"miles"', "job")
 
 
+def test_requirements_helpers_and_the_job_side(desktop: tuple[Any, Any]) -> None:
+    """The slot's Requirements (`START && WithinResourceLimits`, reference section 5) is
+    decided inside WithinResourceLimits: the job asks for more memory than the slot has;
+    the job's own Requirements reads the slot as TARGET."""
+    table, config = desktop
+    machine = _machine("Unclaimed", "Idle", KeyboardIdle=1000, LoadAvg=0.0, CondorLoadAvg=0.0)
+    machine.update({"Cpus": 4, "Memory": 8192, "Disk": 10**6})
+    job = load_ad("RequestMemory = 16384\nRequirements = TARGET.Memory >= RequestMemory\n")
+    ex = explain_slot(table, config, machine, job)
+    by = {(v.side, v.name): v for v in ex.job}
+    assert by[("slot", "START")].accepts
+    requirements = by[("slot", "Requirements")]
+    assert not requirements.accepts
+    assert _leaves(requirements.clause)[-1] == ("TARGET.RequestMemory <= MY.Memory", "FALSE")
+    theirs = by[("job", "Requirements")]
+    assert not theirs.accepts
+    (leaf,) = theirs.clause.leaves()
+    assert [(r.name, r.value, r.where) for r in leaf.reads] == [
+        ("TARGET.Memory", "8192", "machine"),
+        ("RequestMemory", "16384", "job"),
+    ]
+
+
 def test_misspelled_attribute_did_you_mean() -> None:
     table, config = _policy("START = KeyboardIdel > 900\nIS_OWNER = (START =?= False)\n")
     ex = explain_slot(table, config, _machine("Unclaimed", "Idle", KeyboardIdle=1000))

@@ -57,14 +57,24 @@ def _name(step: Step) -> str:
 def _step(step: Step, fires: bool, after: bool) -> list[str]:
     mark = "  FIRES" if fires else ("  (not reached)" if after else "")
     head = f"  [{step.order}] {_name(step)} -> {step.target}: {step.spec_guard}"
-    lines = [f"{head}  ({step.against}) = {step.clause.truth}{mark}"]
+    lines = [f"{head}  ({step.against}) = {_truth(step)}{mark}"]
     lines += _clause(step.clause, 6)
+    if step.note:
+        lines.append(f"      note: {step.note}")
     if step.change is not None:
         lines.append(f"      would fire with {_edits(step.change)}")
     if step.flips_in is not None:
         verb = "stops holding" if step.holds else "becomes TRUE"
         lines.append(f"      {verb} in {step.flips_in} s if only the clock moves")
     return lines
+
+
+def _truth(step: Step) -> str:
+    """The guard's value as the compiled table tests it (what fires), in the words of
+    the clauses when the two agree."""
+    if step.holds:
+        return "TRUE"
+    return step.clause.truth if step.clause.truth != "TRUE" else "FALSE"
 
 
 def _edits(change: Change) -> str:

@@ -93,6 +93,7 @@ class Step:
     clause: Clause
     change: Change | None = None
     flips_in: int | None = None
+    note: str = ""
 
     def to_dict(self, now: float) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -106,6 +107,8 @@ class Step:
             "holds": self.holds,
             "explanation": self.clause.to_dict(),
         }
+        if self.note:
+            out["note"] = self.note
         if self.change is not None:
             out["smallest_change"] = self.change.to_dict()
         if self.flips_in is not None:
@@ -374,7 +377,23 @@ def _step(ctx: _Context, step: Any) -> Step:
         clause,
         change,
         flips,
+        _disagreement(ok, clause, step.against),
     )
+
+
+def _disagreement(ok: bool, clause: Clause, against: str) -> str:
+    """Why the compiled guard's test (what `run` does) and the clause tree differ, when
+    they do: a guard evaluated locally reads an attribute the given ad holds but the
+    slot ad's documented attributes do not (compiler.expand takes it for a job
+    attribute, UNDEFINED)."""
+    if ok is (clause.truth == "TRUE"):
+        return ""
+    if against == "local":
+        return (
+            "the compiled guard takes a name the documented slot ad does not hold for a job "
+            "attribute (UNDEFINED when evaluated locally); publish it with STARTD_ATTRS"
+        )
+    return "the compiled guard and the clauses disagree"
 
 
 def _job_verdicts(ctx: _Context) -> tuple[Verdict, ...]:

@@ -250,3 +250,15 @@ def test_condor_status_long_form_ad(seed000: tuple[Any, Any]) -> None:
     ex = explain_slot(table, config, ad)
     assert ex.pair == Pair("Unclaimed", "Idle") and ex.now == 5
     assert ex.fires is not None and ex.fires.row == "2"
+
+
+def test_undocumented_attribute_read_locally_is_flagged() -> None:
+    """A local guard reading an attribute spec/attributes.yaml does not document: the
+    compiled table takes it for a job attribute (UNDEFINED locally, compiler.expand), so
+    START =?= true is FALSE there and IS_OWNER holds, while the clauses, reading the
+    ad, find it TRUE; the step says so."""
+    table, config = _policy("START = MyCustomFlag =?= true\nIS_OWNER = (START =?= False)\n")
+    ex = explain_slot(table, config, _machine("Unclaimed", "Idle", MyCustomFlag=True))
+    step = _step(ex, "2")
+    assert step.holds and step.clause.truth == "FALSE"
+    assert "STARTD_ATTRS" in step.note

@@ -40,11 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from compiler import compile_policy
-    from runtime.commands.eval import _load
+    from runtime.commands.eval import load_ad_file
     from runtime.explain import explain_slot, parse_pair, render_text
 
-    machine = _load(args.machine)
-    job = _load(args.job) if args.job else None
+    machine = load_ad_file(args.machine)
+    job = load_ad_file(args.job) if args.job else None
     choice = load_policy(args)
     table = compile_policy(choice.config, era=choice.era, semantics=choice.semantics)
     print_warnings(table.warnings, only_loud=True)

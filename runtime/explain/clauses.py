@@ -28,23 +28,28 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from compiler import holds
 from compiler.classad import ERROR, UNDEFINED, evaluate, format_value, unparse
 from compiler.classad import ast as A
-from compiler.classad.operators import truth
 from compiler.errors import close_matches
 
 Truth = Literal["TRUE", "FALSE", "UNDEFINED", "ERROR"]
 Where = Literal["machine", "job", "assumed", "nowhere"]
 
 
+_NOT = A.Unary("!", A.AttrRef("v"))
+
+
 def truth_name(value: Any) -> Truth:
-    """TRUE, FALSE, UNDEFINED or ERROR: `value` as an operand of `&&`, `||` and `!`."""
-    t = truth(value)
-    if t is True:
+    """TRUE, FALSE, UNDEFINED or ERROR: `value` as an operand of `&&`, `||` and `!`
+    (HTCondor's `Value::IsBooleanValueEquiv`: a non-zero number is TRUE, a string, list
+    or ad ERROR). Asked of the evaluator itself: TRUE when the startd's test `holds`,
+    FALSE when it holds of `!value`."""
+    if holds(value):
         return "TRUE"
-    if t is False:
-        return "FALSE"
-    return "UNDEFINED" if t is UNDEFINED else "ERROR"
+    if value is UNDEFINED:
+        return "UNDEFINED"
+    return "FALSE" if holds(evaluate(_NOT, {"v": value})) else "ERROR"
 
 
 @dataclass(frozen=True, slots=True)

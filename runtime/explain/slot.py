@@ -32,13 +32,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from compiler import StateTable, holds
-from compiler.attributes import load_attributes
+from compiler import Expander, StateTable, holds, load_attributes
 from compiler.classad import ClassAd, evaluate, format_value, parse, unparse
 from compiler.classad import ast as A
 from compiler.config import Config
 from compiler.errors import PolicyError, close_matches
-from compiler.expand import Expander
 from compiler.spec import Pair
 from runtime.ads import REQUIREMENT_HELPERS
 from runtime.explain.clauses import Ads, Clause, decide

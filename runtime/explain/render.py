@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time as _time
+
 from runtime.explain.clauses import Clause
 from runtime.explain.slot import Change, Explanation, Step, Verdict
 
@@ -18,7 +20,7 @@ def render_text(ex: Explanation) -> str:
     lines.append("evaluation pass, in the startd's order:")
     fires = ex.fires
     for step in ex.steps:
-        lines += _step(step, step is fires, fires is not None and step.order > fires.order)
+        lines += _step(step, step is fires, fires is not None and step.order > fires.order, ex.now)
     if not ex.steps:
         lines.append("  (no policy transition leaves this pair)")
     lines.append("")
@@ -54,7 +56,7 @@ def _name(step: Step) -> str:
     return _label(step.number, step.letter)
 
 
-def _step(step: Step, fires: bool, after: bool) -> list[str]:
+def _step(step: Step, fires: bool, after: bool, now: float) -> list[str]:
     mark = "  FIRES" if fires else ("  (not reached)" if after else "")
     head = f"  [{step.order}] {_name(step)} -> {step.target}: {step.spec_guard}"
     lines = [f"{head}  ({step.against}) = {_truth(step)}{mark}"]
@@ -65,7 +67,9 @@ def _step(step: Step, fires: bool, after: bool) -> list[str]:
         lines.append(f"      would fire with {_edits(step.change)}")
     if step.flips_in is not None:
         verb = "stops holding" if step.holds else "becomes TRUE"
-        lines.append(f"      {verb} in {step.flips_in} s if only the clock moves")
+        at = int(now) + step.flips_in
+        when = _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime(at))
+        lines.append(f"      {verb} in {step.flips_in} s ({when}) if only the clock moves")
     return lines
 
 

@@ -539,9 +539,9 @@ def _candidates(expr: A.Expr, ctx: _Context) -> list[tuple[str, list[Any], str]]
             name, boundary = split
             out.append((name, _around(boundary), unparse(node)))
         elif isinstance(node, A.AttrRef):
-            name = _machine_attr(node, ctx)
-            if name is not None:
-                out.append((name, [True, False], unparse(node)))
+            bare = _machine_attr(node, ctx)
+            if bare is not None:
+                out.append((bare, [True, False], unparse(node)))
     return out
 
 

@@ -278,6 +278,8 @@ class _Context:
         for name, expr in REQUIREMENT_HELPERS.items():
             if name not in my:
                 my[name] = expr
+        if "START" not in my:  # the startd publishes it (what Requirements reads)
+            my["START"] = self.expander.guard("START", "job")
         self.my = my
         self.assumed_names = frozenset(n.lower() for n, _ in self.assumed)
         self.job = None if job is None else ClassAd(dict(job))
@@ -285,10 +287,6 @@ class _Context:
         self.job_names = frozenset(n.lower() for n in attributes.job(table.era))
         self.known = tuple(sorted({e.name for e in attributes.entries}))
         self.predicates = frozenset(p.name.lower() for p in table.spec.predicates)
-
-    def expanded(self, name: str) -> str:
-        """Knob `name` expanded as the startd reads it against a job."""
-        return unparse(self.expander.guard(name, "job"))
 
     def ads(self, against: str, my: Mapping[str, Any] | None = None, dt: float = 0) -> Ads:
         target = self.job if against == "job" else None
@@ -419,11 +417,11 @@ def _literal(value: Any) -> A.Expr:
 
 
 def _published_requirements(ctx: _Context) -> A.Expr | None:
-    """The Requirements the era's startd publishes in the pair, START expanded."""
+    """The Requirements the era's startd publishes in the pair (it reads the ad's START,
+    which `_Context` supplies when the given ad lacks it)."""
     for rule in ctx.table.spec.publish:
         if rule.attribute == "Requirements" and ctx.pair.state in rule.states:
-            text = rule.value.replace("START", f"({ctx.expanded('START')})")
-            return parse(text)
+            return parse(rule.value)
     return None
 
 

@@ -76,3 +76,23 @@ def _check(path: Path, semantics: str, sensors: dict[str, Any] | None) -> int:
         assert not ex.assumed  # the slot's own ad holds every predicate
         checked += 1
     return checked
+
+
+def test_flip_time_is_when_the_runtime_fires() -> None:
+    """Seed 002's Desktop escalation (tests/scenarios/htcondor-current/
+    desktop_escalation.yaml): suspended at t=1500, PREEMPT (`Activity == "Suspended" &&
+    time() - EnteredCurrentActivity > 10 * 60`) starts to hold 601 s later; the runtime
+    fires row 16 at the first evaluation from then on (the polling interval is 5 s)."""
+    path = (
+        Path(__file__).resolve().parents[1] / "scenarios/htcondor-current/desktop_escalation.yaml"
+    )
+    trace = load(path)
+    config, table = compiled("htcondor-current", "code", tuple(sorted(trace.config.items())))
+    slot = replay(trace, table, until=1500)
+    assert slot.pair_tuple() == ("Claimed", "Suspended")
+    job = slot.classad(slot.record.job)
+    ex = explain_slot(table, config, slot.eval_ad(), job, pair=slot.pair, now=slot.clock.now())
+    preempt = next(s for s in ex.steps if s.row == "16" and s.spec_guard.endswith("PREEMPT"))
+    assert not preempt.holds and preempt.flips_in == 601
+    fired = next(f for f in replay(trace, table).fired if f.id == "16")
+    assert 1500 + 601 <= fired.t < 1500 + 601 + 5

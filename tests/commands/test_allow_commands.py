@@ -17,13 +17,15 @@ import pytest
 from runtime.cli import build_parser, main
 
 #: Every command that reads a configuration.
-READERS = ("compile", "diagram", "run", "watch", "check", "config")
+READERS = ("compile", "diagram", "run", "watch", "check", "config", "explain")
 
 
 def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
     """A minimal successful invocation of `command` on `config`."""
     trace = tmp_path / "trace.yaml"
     trace.write_text("era: htcondor-current\nsteps:\n  - {t: 0, tick: true}\n")
+    machine = tmp_path / "slot.ad"
+    machine.write_text('State = "Owner"\nActivity = "Idle"\nMyCurrentTime = 0\n')
     extra = {
         "compile": [str(config)],
         "diagram": [str(config), "-o", str(tmp_path / "out.dot")],
@@ -31,6 +33,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "watch": [str(config), "--duration", "0.1", "--plain"],
         "check": [str(config), "--static-only"],
         "config": ["START", "-c", str(config)],
+        "explain": [str(config), "--machine", str(machine)],
     }
     return [command, *extra[command]]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from compiler.attributes import load_attributes
+    from compiler.expand import Expander
     from compiler.policy import (
         MANUAL_READS_JOB,
         RowDifference,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MANUAL_READS_JOB",
     "CompiledGuard",
+    "Expander",
     "Knob",
     "Program",
     "Row",
@@ -61,6 +63,7 @@ _HOMES = {
     "Settings": "compiler.program",
     "Knob": "compiler.program",
     "load_attributes": "compiler.attributes",
+    "Expander": "compiler.expand",
 }
 
 

@@ -85,7 +85,8 @@ def _unicode(text: str) -> str:
     return to_bytes(text).decode("utf-8", "replace")
 
 
-def _load(path: str) -> ClassAd:
+def load_ad_file(path: str) -> ClassAd:
+    """The ad in file `path` (any form `load_ad` reads); a missing file is a PolicyError."""
     if not Path(path).is_file():
         raise PolicyError(f"no such ad file: {path}", file=path)
     return load_ad(Path(path))
@@ -97,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     except ClassAdSyntaxError as err:
         err.file = "<EXPR>"
         raise
-    machine = _load(args.machine) if args.machine else {}
-    job = _load(args.job) if args.job else None
+    machine = load_ad_file(args.machine) if args.machine else {}
+    job = load_ad_file(args.job) if args.job else None
     value = evaluate(expr, machine, job)
     print(call_deep(_json_text, value) if args.json else format_value(value))
     return 0

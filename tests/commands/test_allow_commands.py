@@ -27,6 +27,7 @@ READERS = (
     "slots",
     "submit-check",
     "replay",
+    "explain",
 )
 
 
@@ -40,6 +41,8 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
     job.write_text('Owner = "u"\n')
     log = tmp_path / "StartLog"
     log.write_text("11/23/26 10:00:00 slot1: Changing state: Owner -> Unclaimed\n")
+    machine = tmp_path / "slot.ad"
+    machine.write_text('State = "Owner"\nActivity = "Idle"\nMyCurrentTime = 0\n')
     extra = {
         "compile": [str(config)],
         "diagram": [str(config), "-o", str(tmp_path / "out.dot")],
@@ -50,6 +53,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "slots": [str(config), "--hardware", str(hardware)],
         "submit-check": [str(config), str(job)],
         "replay": [str(log), str(config)],
+        "explain": [str(config), "--machine", str(machine)],
     }
     return [command, *extra[command]]
 

@@ -19,24 +19,27 @@ from runtime.cli import _command_modules, main
 
 #: The commands that compile a policy (they take --semantics), and the extra arguments
 #: each needs to run quickly here.
-POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch"]
 #: Commands that take --semantics for rules other than the compiled table's; they compile
 #: no table (slots: the seed-vs-23.0 slot layout differences, spec/slots.yaml; the
 #: schedd's submit-check: condor_submit's 23.0 wording or the seed's).
 OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check"]
 #: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`).
 OTHER_POLICY_COMMANDS = ["replay"]
+POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch", "explain"]
 
 
 def _extra(name: str, tmp: Path) -> list[str]:
     trace = tmp / "trace.yaml"
     trace.write_text("steps:\n  - {t: 0, tick: true}\n")
+    machine = tmp / "slot.ad"
+    machine.write_text('State = "Unclaimed"\nActivity = "Idle"\nMyCurrentTime = 0\n')
     return {
         "compile": ["--format", "csv"],
         "diagram": ["-o", str(tmp / "out.dot")],
         "run": ["--trace", str(trace)],
         "check": ["--static-only"],
         "watch": ["--duration", "0.1", "--plain"],
+        "explain": ["--machine", str(machine)],
     }[name]
 
 

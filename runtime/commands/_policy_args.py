@@ -18,6 +18,7 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from compiler.config import Config, all_templates, directory_files, find_template, load_config
 from compiler.errors import PolicyError, close_matches
@@ -183,3 +184,26 @@ def _files(path: Path | None) -> list[Path]:
             raise PolicyError("directory holds no configuration files", file=str(path))
         return files
     return [path]
+
+
+#: The knobs that make a configuration a schedd policy as well (issue 17).
+SCHEDD_POLICY_KNOBS = ("SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES")
+
+
+def schedd_findings(args: argparse.Namespace, choice: PolicyChoice) -> tuple[Any, ...]:
+    """The schedd policy's lints (compiler.schedd.lint; `check` reports them with its
+    findings, `compile` prints them as warnings) when the configuration's own
+    files define one; the default JOB_TRANSFORM_NAMES (23.0's built-in transform) does
+    not count. The files are read again as the schedd reads them (SCHEDD.* settings)."""
+    if not any(choice.config.definition(k) is not None for k in SCHEDD_POLICY_KNOBS):
+        return ()
+    from compiler.config import load_config
+    from compiler.schedd import lint
+
+    path = config_path(args)
+    schedd = (
+        load_config(path, era=choice.era, subsystem="SCHEDD", allow_commands=args.allow_commands)
+        if path is not None and not args.policy
+        else choice.config
+    )
+    return tuple(lint(schedd))

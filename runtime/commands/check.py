@@ -32,9 +32,9 @@ from compiler.errors import PolicyError
 from runtime.commands._policy_args import (
     add_policy_arguments,
     add_slot_argument,
-    config_path,
     load_policy,
     print_warnings,
+    schedd_findings,
 )
 
 NAME = "check"
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
-    report.findings = (*report.findings, *_schedd_findings(args, choice))
+    report.findings = (*report.findings, *schedd_findings(args, choice))
     print_warnings(report.table.warnings, only_loud=True)
     if args.counterexamples:
         folder = Path(args.counterexamples)
@@ -107,28 +107,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(report.to_text())
     return report.exit_status
-
-
-#: The knobs that make a configuration a schedd policy as well (issue 17).
-SCHEDD_POLICY_KNOBS = ("SUBMIT_REQUIREMENT_NAMES", "JOB_TRANSFORM_NAMES")
-
-
-def _schedd_findings(args: argparse.Namespace, choice: Any) -> tuple[Any, ...]:
-    """The schedd policy's lints (compiler.schedd.lint) when the configuration's own
-    files define one; the default JOB_TRANSFORM_NAMES (23.0's built-in transform) does
-    not count. The files are read again as the schedd reads them (SCHEDD.* settings)."""
-    if not any(choice.config.definition(k) is not None for k in SCHEDD_POLICY_KNOBS):
-        return ()
-    from compiler.config import load_config
-    from compiler.schedd import lint
-
-    path = config_path(args)
-    schedd = (
-        load_config(path, era=choice.era, subsystem="SCHEDD", allow_commands=args.allow_commands)
-        if path is not None and not args.policy
-        else choice.config
-    )
-    return tuple(lint(schedd))
 
 
 def _json_default(value: Any) -> Any:

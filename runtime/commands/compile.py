@@ -44,6 +44,7 @@ from runtime.commands._policy_args import (
     add_slot_argument,
     load_policy,
     print_warnings,
+    schedd_findings,
     slot_assumptions,
 )
 
@@ -141,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
             choice.config, choice.era, choice.semantics, assume=assume, source=choice.description
         )
     print_warnings(table.warnings)
+    for finding in schedd_findings(args, choice):
+        print(f"condor-policy: schedd policy: {finding.describe()}", file=sys.stderr)
     if args.format == "config":
         from compiler import config_fragment
 

@@ -102,3 +102,20 @@ def test_check_reports_the_schedd_lints(tmp_path: Path, capsys: pytest.CaptureFi
     good = tmp_path / "good.conf"
     good.write_text("SUBMIT_REQUIREMENT_NAMES = Big\nSUBMIT_REQUIREMENT_Big = RequestMemory > 10\n")
     assert main(["check", str(good), "--static-only"]) == 0
+
+
+def test_compile_prints_the_schedd_lints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`compile` of a configuration with a schedd policy prints its lints on stderr (the
+    table itself is the startd's) and still exits 0."""
+    from runtime.cli import main
+
+    conf = tmp_path / "schedd.conf"
+    conf.write_text(
+        "JOB_TRANSFORM_NAMES = Never\n"
+        "JOB_TRANSFORM_Never @=end\n REQUIREMENTS JobUniverse == 5 && JobUniverse == 7\n"
+        " SET Foo = 1\n@end\n"
+    )
+    assert main(["compile", str(conf), "--format", "csv"]) == 0
+    assert "[transform-never-matches]" in capsys.readouterr().err

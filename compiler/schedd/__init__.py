@@ -8,6 +8,8 @@ Public API:
 * `check_submission(policy, jobs, schedd_ad=None) -> Submission`: a cluster's job ads
   transformed and checked as the schedd does before they enter the queue;
 * `condor_submit_lines(submission, semantics=...)`: what condor_submit prints;
+* `read_submit_file(text, file) -> list[ClassAd]` (with `looks_like_submit_file`): the
+  job ads of a simple submit description (spec/schedd.yaml `submit_commands`);
 * `lint(config) -> list[Finding]`: the transforms' and requirements' lints (never /
   always TRUE, unknown job attributes, a REQUIREMENTS written as a macro), for `check`
   and `compile` to report.
@@ -28,6 +30,7 @@ from compiler.schedd.check import (
 )
 from compiler.schedd.lint import lint
 from compiler.schedd.requirements import SubmitRequirementError
+from compiler.schedd.submitfile import SubmitFileError, looks_like_submit_file, read_submit_file
 from compiler.schedd.transforms import TransformError
 from compiler.schedd.usermap import UserMapError
 
@@ -36,6 +39,7 @@ __all__ = [
     "JobOutcome",
     "ScheddPolicy",
     "Submission",
+    "SubmitFileError",
     "SubmitRequirementError",
     "TransformError",
     "UserMapError",
@@ -43,4 +47,6 @@ __all__ = [
     "condor_submit_lines",
     "lint",
     "load_schedd_policy",
+    "looks_like_submit_file",
+    "read_submit_file",
 ]

@@ -161,8 +161,11 @@ def _messages() -> dict[str, dict[str, tuple[str, ...]]]:
     path: Path = data_path("schedd.yaml")
     data: Any = yamlcache.load(path.read_text(encoding="utf-8"), path)
     out: dict[str, dict[str, tuple[str, ...]]] = {}
-    if not isinstance(data, dict) or set(data) != {"messages"}:
-        raise SpecError("the file must be a mapping with one key, messages", file=str(path))
+    if not isinstance(data, dict) or set(data) != {"messages", "submit_commands"}:
+        raise SpecError(
+            "the file must be a mapping with the keys messages and submit_commands",
+            file=str(path),
+        )
     for semantics in SEMANTICS:
         entry = data["messages"].get(semantics) if isinstance(data["messages"], dict) else None
         if not isinstance(entry, dict) or set(entry) != {"rejected", "warned"}:

@@ -59,6 +59,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _ads(path: str) -> list[ClassAd]:
     if not Path(path).is_file():
         raise PolicyError(f"no such ad file: {path}", file=path)
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    from compiler.schedd import looks_like_submit_file, read_submit_file
+
+    if looks_like_submit_file(text):
+        return read_submit_file(text, path)
     ads = load_ads(Path(path))
     if not ads:
         raise PolicyError("the file holds no job ad", file=path)

@@ -75,6 +75,15 @@ class Step:
     line: int = 0
     slot: str | None = None
 
+    def payload(self) -> dict[str, Any]:
+        """An event step's keyword arguments for `send` (`how`, `job`)."""
+        out: dict[str, Any] = {}
+        if self.how is not None:
+            out["how"] = self.how
+        if self.job is not None:
+            out["job"] = dict(self.job)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         """The step as a trace file writes it."""
         out: dict[str, Any] = {"t": num(self.t)}
@@ -555,12 +564,7 @@ def _apply(slot: Any, step: Step) -> None:
         case "tick":
             slot.poll()
         case "event":
-            payload: dict[str, Any] = {}
-            if step.how is not None:
-                payload["how"] = step.how
-            if step.job is not None:
-                payload["job"] = dict(step.job)
-            slot.send(step.event, **payload)
+            slot.send(step.event, **step.payload())
         case "set":
             slot.set_sensors(step.values)
         case "set_job":
@@ -622,12 +626,7 @@ def _apply_startd(startd: Any, step: Step) -> None:
             case "tick":
                 startd.poll(name)
             case "event":
-                payload: dict[str, Any] = {}
-                if step.how is not None:
-                    payload["how"] = step.how
-                if step.job is not None:
-                    payload["job"] = dict(step.job)
-                startd.send(name, step.event, **payload)
+                startd.send(name, step.event, **step.payload())
             case "set":
                 startd.set_sensors(name, step.values)
             case "set_job":

@@ -10,15 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from compiler.config.diagnose import empty_macros, startd_verdict
 from compiler.config.errors import ConfigError
 from compiler.config.expand import Context, MacroCycle, MacroProblem, expand
 from compiler.config.table import DEFAULT_ORIGIN, DETECTED_ORIGIN, Definition, Origin, Table
+from compiler.errors import PolicyError
 
 if TYPE_CHECKING:
     from compiler.classad.ast import Expr
+
+
+_E = TypeVar("_E", bound=PolicyError)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,15 +171,15 @@ class Config:
 
     # -- helpers ------------------------------------------------------------------------------
 
-    def error_at(self, name: str, message: str) -> ConfigError:
-        """A `ConfigError` saying `message`, placed at NAME's winning definition (at
-        `<Default>` when the files do not define it): how a problem with a knob's value
-        is reported by whoever reads it."""
+    def error_at(self, name: str, message: str, kind: type[_E] = ConfigError) -> _E:  # type: ignore[assignment]
+        """A `ConfigError` (or another `PolicyError` class `kind`) saying `message`,
+        placed at NAME's winning definition (at `<Default>` when the files do not define
+        it): how a problem with a knob's value is reported by whoever reads it."""
         found = self.table.winner(name)
         if found is None:
-            return ConfigError(message, file="<Default>")
+            return kind(message, file="<Default>")
         origin = found.origin
-        return ConfigError(
+        return kind(
             message,
             file=origin.file,
             line=origin.line or None,

@@ -110,19 +110,6 @@ def param_boolean(text: str | None, default: bool = False) -> bool:
     return default
 
 
-def _position(config: Config, name: str, message: str) -> SubmitRequirementError:
-    found = config.definition(name)
-    if found is None:
-        return SubmitRequirementError(message, file="<Default>")
-    origin = found.origin
-    return SubmitRequirementError(
-        message,
-        file=origin.file,
-        line=origin.line or None,
-        column=(origin.value_column or origin.column) if origin.line else None,
-    )
-
-
 def _expr(config: Config, name: str, what: str) -> tuple[A.Expr, str] | None:
     text = config.get(name)
     if text is None:
@@ -131,11 +118,11 @@ def _expr(config: Config, name: str, what: str) -> tuple[A.Expr, str] | None:
         return parse(text), text
     except ClassAdSyntaxError as err:
         reason = getattr(err, "message", str(err))
-        raise _position(
-            config,
+        raise config.error_at(
             name,
             f"{name} is not a valid ClassAd expression ({reason}): '{text}'; "
             f"the schedd ignores {what}",
+            SubmitRequirementError,
         ) from None
 
 
@@ -171,11 +158,11 @@ def submit_requirements(config: Config) -> tuple[SubmitRequirement, ...]:
         if reason is not None:
             kind = _LITERAL_TYPES.get(type(reason[0]))
             if kind is not None:
-                raise _position(
-                    config,
+                raise config.error_at(
                     reason_knob,
                     f"{reason_knob} must be a ClassAd expression that gives a string, "
                     f"but it is {kind}: '{reason[1]}' (write it in double quotes)",
+                    SubmitRequirementError,
                 )
         found.append(
             SubmitRequirement(

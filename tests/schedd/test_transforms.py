@@ -277,3 +277,16 @@ def test_a_malformed_classad_transform_is_a_positioned_error(tmp_path: Path) -> 
     with pytest.raises(PolicyError) as info:
         job_transforms(load_config(_config(tmp_path, text), subsystem="SCHEDD"))
     assert info.value.line == 2 and "not a valid ClassAd" in info.value.message
+
+
+def test_evaldefault_is_not_a_transform_keyword() -> None:
+    """No HTCondor release knows EVALDEFAULT (23.0 and HEAD xform_utils.cpp keyword
+    table): the transform fails, with the line of the keyword."""
+    from compiler.schedd.transforms import job_transforms
+
+    config = load_config(
+        text="JOB_TRANSFORM_NAMES = T\nJOB_TRANSFORM_T @=end\n EVALDEFAULT A 1\n@end\n",
+        subsystem="SCHEDD",
+    )
+    with pytest.raises(PolicyError, match="EVALDEFAULT is not a valid transform keyword"):
+        job_transforms(config)

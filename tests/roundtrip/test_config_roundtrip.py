@@ -171,9 +171,11 @@ def test_the_wheel_reads_every_realworld_fragment_alike(path: Path, tmp_path: Pa
 
 
 def test_compile_format_config_loads_to_the_same_table(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from runtime.cli import main
+
+    monkeypatch.delenv("CONDOR_CONFIG", raising=False)  # the oracle's tests set it
 
     assert (
         main(["compile", "--policy", "Desktop", "--era", "condor-6.8", "--format", "config"]) == 0

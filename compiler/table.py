@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+import msgspec
+
 from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
 from compiler.classad.operators import truth
@@ -135,8 +137,7 @@ def _guard_from(data: Mapping[str, Any] | None) -> CompiledGuard | None:
     return None if data is None else CompiledGuard.from_dict(data)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(msgspec.Struct, frozen=True):
     """A transition joined with a policy.
 
     `triggers[i]` is the compiled guard of `transition.triggers[i]` (None for a trigger

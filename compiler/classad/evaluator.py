@@ -14,9 +14,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
+
+import msgspec
 
 from compiler.classad import ast
 from compiler.classad import operators as ops
@@ -47,12 +48,11 @@ Value = Any
 Now = int | float | Callable[[], int | float] | None
 
 
-@dataclass(frozen=True, slots=True)
-class _FallbackContext:
+class _FallbackContext(msgspec.Struct, frozen=True):
     """Stand-in for functions.FunctionContext while that module is absent."""
 
-    now: Callable[[], int] = field(default=lambda: int(time.time()))
-    rng: random.Random = field(default_factory=random.Random)
+    now: Callable[[], int] = msgspec.field(default=lambda: int(time.time()))
+    rng: random.Random = msgspec.field(default_factory=random.Random)
 
 
 @cache

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from compiler.config.diagnose import empty_macros, startd_verdict
 from compiler.config.errors import ConfigError
 from compiler.config.expand import Context, MacroCycle, MacroProblem, expand
@@ -21,8 +23,7 @@ if TYPE_CHECKING:
     from compiler.classad.ast import Expr
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(msgspec.Struct, frozen=True):
     """Where NAME's value comes from: the winning origin and the ones it overrode."""
 
     name: str

@@ -16,8 +16,9 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from compiler.config import Config, all_templates, directory_files, find_template, load_config
 from compiler.errors import PolicyError, close_matches
@@ -29,8 +30,7 @@ from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS
 DEFAULT_SEMANTICS = "code"
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyChoice:
+class PolicyChoice(msgspec.Struct, frozen=True):
     """What the arguments asked for, and a short human description of it."""
 
     config: Config

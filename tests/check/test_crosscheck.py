@@ -8,6 +8,7 @@ from dataclasses import replace
 from functools import cache
 
 import pytest
+from msgspec.structs import replace as sreplace  # a table's rows
 
 from compiler import StateTable, compile_policy
 from compiler.config import load_config
@@ -32,8 +33,8 @@ def swap_guards(table: StateTable, a: str, b: str) -> StateTable:
     ra, rb = table.row(a), table.row(b)
     ga, gb = ra.triggers[0], rb.triggers[0]
     rows = tuple(
-        replace(r, triggers=(gb, *r.triggers[1:])) if r.id == a
-        else replace(r, triggers=(ga, *r.triggers[1:])) if r.id == b
+        sreplace(r, triggers=(gb, *r.triggers[1:])) if r.id == a
+        else sreplace(r, triggers=(ga, *r.triggers[1:])) if r.id == b
         else r
         for r in table.rows
     )  # fmt: skip

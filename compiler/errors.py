@@ -91,8 +91,8 @@ def raise_all(errors: Iterable[PolicyError]) -> None:
 class Span(msgspec.Struct, frozen=True):
     """Where a piece of text came from: 1-based line/column of start and end.
 
-    Kept out of AST equality (`field(compare=False)`) so that reparsed text compares
-    equal to the original.
+    Kept out of AST equality (a node compares every field but its last, `span`) so that
+    reparsed text compares equal to the original.
     """
 
     line: int

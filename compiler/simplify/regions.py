@@ -229,7 +229,9 @@ def _tv(v: object) -> str:
         return "T"
     if v is False:
         return "F"
-    return v.tv if isinstance(v, Opaque) else tv_of_value(v)
+    # an exact type test: a failed isinstance against a Struct class is slow (the
+    # metaclass's __instancecheck__), and this is the oracle's inner loop
+    return v.tv if type(v) is Opaque else tv_of_value(v)
 
 
 #: (subject values, opaque truth values): tuples indexed by position in a `_Space`, or

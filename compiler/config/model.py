@@ -8,7 +8,6 @@ at call time, so it prints what `condor_config_val NAME` prints. A `Config` neve
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
@@ -37,8 +36,7 @@ class Provenance(msgspec.Struct, frozen=True):
         return text
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """An HTCondor configuration as the given subsystem (default the startd) sees it.
 
     `files` lists the files read, in order; `warnings` holds problems HTCondor only warns
@@ -47,11 +45,18 @@ class Config:
 
     era: str
     subsystem: str
-    table: Table = field(repr=False)
-    env: Mapping[str, str] = field(repr=False)
+    table: Table
+    env: Mapping[str, str]
     files: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     slot_id: int | None = None
+
+    def __repr__(self) -> str:
+        # as the dataclass it was, with the table and the environment left out
+        shown = ", ".join(
+            f"{n}={getattr(self, n)!r}" for n in self.__struct_fields__ if n not in ("table", "env")
+        )
+        return f"Config({shown})"
 
     # -- look-ups -------------------------------------------------------------------------
 

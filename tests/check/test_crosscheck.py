@@ -4,11 +4,10 @@ counterexample that `condor-policy run` could replay."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 import pytest
-from msgspec.structs import replace as sreplace  # a table's rows
+from msgspec.structs import replace as sreplace  # the table and its rows
 
 from compiler import StateTable, compile_policy
 from compiler.config import load_config
@@ -38,7 +37,7 @@ def swap_guards(table: StateTable, a: str, b: str) -> StateTable:
         else r
         for r in table.rows
     )  # fmt: skip
-    return replace(table, rows=rows)
+    return sreplace(table, rows=rows)
 
 
 def run(

@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 import pytest
-from msgspec.structs import replace as sreplace  # the spec's records
+from msgspec.structs import replace as sreplace  # the spec's records and the table
 
 import runtime.ads
 import runtime.slot
@@ -54,7 +54,7 @@ def both(era: str, semantics: str, spec: EraSpec | None, t: Trace) -> tuple[list
     """(compiled machine, reference) fired on `t`, both reading `spec` (default: the era's)."""
     config, table = compiled(era, semantics)
     if spec is not None:
-        table = replace(table, spec=spec)
+        table = sreplace(table, spec=spec)
     policy = PolicyExprs.from_config(table.spec, config)
     run, _ = compiled_machine(table)
     ref = reference_machine(table.spec, policy, config_timers(table.spec, config))
@@ -113,7 +113,7 @@ def test_both_publish_the_cpu_busy_attributes_the_rule_names() -> None:
     t = Trace("<cpubusy>", tuple(steps), machine=MACHINE, job={"Owner": "alice"},
               polling="explicit")  # fmt: skip
     for chosen in (table.spec, spec):
-        mine = replace(table, spec=chosen)
+        mine = sreplace(table, spec=chosen)
         policy = PolicyExprs.from_config(chosen, config)
         run = compiled_machine(mine)[0](t).fired
         ref = reference_machine(chosen, policy)(t).fired

@@ -66,8 +66,8 @@ class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
     A node is a frozen `msgspec.Struct` (its class is made in C: a frozen dataclass execs
     six generated methods per class, which was a tenth of a cold `condor-policy compile`).
     Its fields are the value fields then `span`; `span` is left out of equality, hash and
-    repr by `_hashed`, which gives each node class `_values`, the tuple of its value
-    fields. The hash, once computed, is kept in the instance's `__dict__` under `_hash`
+    repr by `_hashed`, which gives each node class `_value`, an `operator.attrgetter`
+    of its value fields (made in C: the value itself for one field, a tuple for more). The hash, once computed, is kept in the instance's `__dict__` under `_hash`
     (a Struct has no other room for a slot outside its fields): a node never hashed has
     no dict at all, and `msgspec.structs.replace` builds a new node without it.
     """
@@ -77,7 +77,7 @@ class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
         _hash: ClassVar[int]
 
         @staticmethod
-        def _values(node: Any) -> tuple[Any, ...]: ...
+        def _value(node: Any) -> Any: ...
 
     def __hash__(self) -> int:
         try:
@@ -86,8 +86,8 @@ class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
             return _fill_hashes(self)
 
     def __eq__(self, other: object) -> bool:
-        # the value fields as one tuple, as dataclasses compare (a NaN literal equals
-        # itself), with the (cached) hashes compared first
+        # the value fields compared as dataclasses compare their tuples (identical or
+        # equal: a NaN literal equals itself), with the (cached) hashes compared first
         if self is other:
             return True
         if other.__class__ is not self.__class__:
@@ -98,8 +98,9 @@ class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
         except AttributeError:
             if hash(self) != hash(other):
                 return False
-        values = self._values
-        return values(self) == values(other)
+        value = self._value
+        mine, theirs = value(self), value(other)
+        return mine is theirs or mine == theirs
 
     def __repr__(self) -> str:
         # as a dataclass with `span` declared repr=False: `Integer(value=1)`
@@ -107,7 +108,7 @@ class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
         return f"{self.__class__.__qualname__}({values})"
 
     def _hash_value(self) -> int:
-        return hash((self.__class__, *self._values(self)))
+        return hash((self.__class__, self._value(self)))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt through __init__, so the hash is recomputed (string hashes differ
@@ -133,19 +134,14 @@ def _fill_hashes(root: _Node) -> int:
 
 
 def _hashed(cls: type[_N]) -> type[_N]:
-    """Give node class `cls` its `_values` (the value fields, every field but the last,
-    `span`, as one tuple) and its lazily converted `span` (see `_SpanField`)."""
+    """Give node class `cls` its `_value` (the value fields, every field but the last,
+    `span`) and its lazily converted `span` (see `_SpanField`)."""
     made: Any = cls
     names = made.__struct_fields__
     assert names[-1] == "span", names
-    values: Callable[[Any], tuple[Any, ...]]
-    if len(names) > 2:
-        values = attrgetter(*names[:-1])  # a tuple already; not a descriptor
-    elif len(names) == 2:
-        values = staticmethod(lambda node, _get=attrgetter(names[0]): (_get(node),))
-    else:
-        values = staticmethod(lambda node: ())
-    made._values = values
+    # an attrgetter is no descriptor: `node._value` is the getter itself. A class without
+    # value fields (UndefinedLit, ErrorLit) compares its class, the same for both.
+    made._value = attrgetter(*names[:-1]) if len(names) > 1 else attrgetter("__class__")
     made.span = _SpanField(made.span)
     return cls
 

@@ -7,9 +7,10 @@ replace the others by UNDEFINED. Nothing here evaluates anything.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
+
+import msgspec
 
 from compiler import yamlcache
 from compiler.errors import PolicyError
@@ -21,8 +22,7 @@ _WHEN = ("always", "claimed", "job")
 _KEYS = {"eras", "when", "meaning"}
 
 
-@dataclass(frozen=True, slots=True)
-class Attribute:
+class Attribute(msgspec.Struct, frozen=True):
     """One documented attribute: which ad holds it, in which eras, and when."""
 
     name: str
@@ -32,8 +32,7 @@ class Attribute:
     when: When | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Attributes:
+class Attributes(msgspec.Struct, frozen=True):
     """Every documented attribute; look-ups are case-insensitive, as ClassAd names are."""
 
     eras: tuple[str, ...]

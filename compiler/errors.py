@@ -9,7 +9,8 @@ without a traceback. Several problems found in one file travel together in
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import msgspec
 
 
 class PolicyError(Exception):
@@ -87,12 +88,11 @@ def raise_all(errors: Iterable[PolicyError]) -> None:
         raise PolicyErrors(found)
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     """Where a piece of text came from: 1-based line/column of start and end.
 
-    Kept out of AST equality (`field(compare=False)`) so that reparsed text compares
-    equal to the original.
+    Kept out of AST equality (a node compares every field but its last, `span`) so that
+    reparsed text compares equal to the original.
     """
 
     line: int

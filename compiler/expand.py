@@ -44,7 +44,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from compiler.attributes import load_attributes
 from compiler.classad import ast as A
@@ -62,8 +63,7 @@ _EXPORT_LISTS = ("STARTD_ATTRS", "STARTD_EXPRS")
 _LATCH_LISTS = ("STARTD_LATCH_EXPRS", "SYSTEM_STARTD_LATCH_EXPRS")
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyValue:
+class PolicyValue(msgspec.Struct, frozen=True):
     """Where a policy name's expression came from: `source` is "config" (with the
     configuration's own spelling in `name`), "default" (the spec's era default),
     "empty" (defined with no value) or "undefined"."""
@@ -74,8 +74,7 @@ class PolicyValue:
     expr: A.Expr | None
 
 
-@dataclass(slots=True)
-class Expander:
+class Expander(msgspec.Struct):
     """Expands guards of one era/semantics against one configuration.
 
     Not shared between compilations: it memoises per (name, context) and collects the
@@ -84,11 +83,11 @@ class Expander:
 
     spec: EraSpec
     config: Config
-    warnings: list[str] = field(default_factory=list)
-    unknown_local: set[str] = field(default_factory=set)
-    absent_local: set[str] = field(default_factory=set)
-    _values: dict[str, PolicyValue] = field(default_factory=dict)
-    _bodies: dict[tuple[str, str], A.Expr] = field(default_factory=dict)
+    warnings: list[str] = msgspec.field(default_factory=list)
+    unknown_local: set[str] = msgspec.field(default_factory=set)
+    absent_local: set[str] = msgspec.field(default_factory=set)
+    _values: dict[str, PolicyValue] = msgspec.field(default_factory=dict)
+    _bodies: dict[tuple[str, str], A.Expr] = msgspec.field(default_factory=dict)
     _exports: dict[str, str] | None = None
     _machine: frozenset[str] | None = None
     _job: frozenset[str] = frozenset()

@@ -27,8 +27,10 @@ valid in the source pair; that is the only place the runtime evaluates it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from functools import cache
+
+import msgspec
+from msgspec.structs import replace
 
 from compiler.classad import (
     ClassAdSyntaxError,
@@ -489,8 +491,7 @@ def _unreachable_are_dead(spec: EraSpec, rows: tuple[Row, ...]) -> tuple[Row, ..
 # -- manual vs code ---------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class RowDifference:
+class RowDifference(msgspec.Struct, frozen=True):
     """One row where the manual and the code semantics differ for a given policy.
 
     `manual`/`code` are "<status>: <simplified guard or trigger list>", or "absent";

@@ -23,9 +23,10 @@ defaults; this module only holds and renders its results.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
+
+import msgspec
 
 from compiler.classad import parse, unparse
 from compiler.classad.ast import Expr
@@ -39,8 +40,7 @@ KnobSource = Literal["config", "default", "empty", "undefined", "invalid"]
 KNOB_SOURCES: tuple[KnobSource, ...] = ("config", "default", "empty", "undefined", "invalid")
 
 
-@dataclass(frozen=True, slots=True)
-class Knob:
+class Knob(msgspec.Struct, frozen=True):
     """One policy knob (or `_VANILLA`/`_VM` variant) as the startd of the era reads it.
 
     `name` is the spec's name (`START`, `PREEMPT_VANILLA`); `spelling` the name as the
@@ -100,8 +100,7 @@ class Knob:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     """The integer settings a slot runs with (None: not configured, use the spec's value).
 
     `claim_worklife`: seconds a claim may accept new jobs (negative: forever; None: no
@@ -151,8 +150,7 @@ def _opt_int(value: Any) -> int | None:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
+class Program(msgspec.Struct, frozen=True):
     """Everything a slot runs besides the rows (see the module docstring)."""
 
     knobs: tuple[Knob, ...] = ()

@@ -18,8 +18,9 @@ import csv
 import io
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
+
+import msgspec
 
 from compiler.classad import ClassAdSyntaxError, compile_expr, parse
 from compiler.classad.ast import Expr
@@ -51,8 +52,19 @@ def holds(value: Any) -> bool:
     return truth(value) is True
 
 
-@dataclass(frozen=True, slots=True)
-class CompiledGuard:
+def _always(*args: Any, **kw: Any) -> bool:
+    return True
+
+
+def _repr_but(record: msgspec.Struct, hidden: str) -> str:
+    """A record's repr as a dataclass makes it, without the field `hidden`."""
+    shown = ", ".join(
+        f"{n}={getattr(record, n)!r}" for n in record.__struct_fields__ if n != hidden
+    )
+    return f"{type(record).__qualname__}({shown})"
+
+
+class CompiledGuard(msgspec.Struct, frozen=True, eq=False):
     """One guard of a row, from spec text to compiled predicate.
 
     `text` is the spec's guard (over policy names and predicates); `expanded` has the
@@ -70,7 +82,23 @@ class CompiledGuard:
     status: Status
     minimised: bool = True
     notes: tuple[str, ...] = ()
-    predicate: Callable[..., Any] = field(default=lambda *a, **k: True, compare=False, repr=False)
+    predicate: Callable[..., Any] = _always
+
+    # `predicate` is made from `expr`: not part of the value (equality, hash, repr)
+    def _value(self) -> tuple[Any, ...]:
+        return (self.text, self.against, self.expanded, self.simplified, self.expr,
+                self.status, self.minimised, self.notes)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._value() == other._value()
+
+    def __hash__(self) -> int:
+        return hash(self._value())
+
+    def __repr__(self) -> str:
+        return _repr_but(self, "predicate")
 
     def test(
         self, my: Mapping[str, Any], target: Mapping[str, Any] | None = None, **kw: Any
@@ -135,8 +163,7 @@ def _guard_from(data: Mapping[str, Any] | None) -> CompiledGuard | None:
     return None if data is None else CompiledGuard.from_dict(data)
 
 
-@dataclass(frozen=True, slots=True)
-class Row:
+class Row(msgspec.Struct, frozen=True):
     """A transition joined with a policy.
 
     `triggers[i]` is the compiled guard of `transition.triggers[i]` (None for a trigger
@@ -292,8 +319,7 @@ class Row:
         return tuple(p for p in t.targets if p.activity in wanted)
 
 
-@dataclass(frozen=True, slots=True)
-class StateTable:
+class StateTable(msgspec.Struct, frozen=True, eq=False):
     """The compiled table of one era, semantics and policy.
 
     `spec` is the era spec the rows come from (timers, polling, actions, evaluation
@@ -305,11 +331,27 @@ class StateTable:
     era: str
     semantics: str
     rows: tuple[Row, ...]
-    spec: EraSpec = field(compare=False, repr=False)
+    spec: EraSpec
     source: str = "<default policy>"
     assumptions: tuple[tuple[str, Any], ...] = ()
     warnings: tuple[str, ...] = ()
-    program: Program = field(default_factory=Program)
+    program: Program = msgspec.field(default_factory=Program)
+
+    # `spec` is where the rows come from: not part of the value (equality, hash, repr)
+    def _value(self) -> tuple[Any, ...]:
+        return (self.era, self.semantics, self.rows, self.source, self.assumptions,
+                self.warnings, self.program)  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._value() == other._value()
+
+    def __hash__(self) -> int:
+        return hash(self._value())
+
+    def __repr__(self) -> str:
+        return _repr_but(self, "spec")
 
     @property
     def policy_values(self) -> tuple[tuple[str, str], ...]:

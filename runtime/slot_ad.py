@@ -151,6 +151,9 @@ _PLAIN_CALLS = frozenset(
 #: Names that, alone, stand for an ad (`MY`, `TARGET`, ...): an ad seen as a value.
 _AD_NAMES = frozenset({"my", "self", "target", "other", "parent"})
 _PLAIN = frozenset({bool, int, float, str})
+#: The expression node classes, for exact type tests (no node class is subclassed; a
+#: failed isinstance against one, a msgspec Struct class, goes through its metaclass).
+_NODES = frozenset(EXPR_TYPES)
 
 
 def reads(expr: Expr | None, ad: Mapping[str, Any]) -> frozenset[str] | None:
@@ -546,7 +549,7 @@ class AdBuilder:
         when so, those of the two whose value only the attributes they read decide
         (`memo_keys`: evaluated again only when one of these changes)."""
         key = tuple(
-            (name, id(raw) if isinstance(raw, EXPR_TYPES) else type(raw) in _PLAIN)
+            (name, id(raw) if type(raw) in _NODES else type(raw) in _PLAIN)
             for name, raw in ad.lowered().items()
         )
         hit = self.analysed.get(key)

@@ -11,7 +11,7 @@ Names keep the spelling of the source (for unparse) but ClassAd names are
 case-insensitive: compare with `.key` (lower case) wherever meaning matters.
 
 Each node's hash is computed once, the first time it is asked for, and kept: a frozen
-dataclass would otherwise rehash its whole subtree on every dictionary look-up, which
+record would otherwise rehash its whole subtree on every dictionary look-up, which
 made AST-keyed caches cost O(size) per hit. It is not computed when the node is built:
 the parser builds a node per token and operator, and most parsed trees are never
 hashed. The first hash of a tree fills in its subtree's hashes bottom-up without
@@ -26,8 +26,11 @@ node types they give meaning to and leave the recursion to it.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, fields, replace
-from typing import Any, Protocol, TypeAlias, TypeVar, overload
+from operator import attrgetter
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, TypeAlias, TypeVar, overload
+
+import msgspec
+from msgspec.structs import replace
 
 from compiler.errors import Span
 
@@ -56,16 +59,25 @@ SCOPE_CHANGING_CALLS = frozenset({"unparse", "evalineachcontext", "countmatches"
 _N = TypeVar("_N")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class _Node:
-    """Base of every node: the cached structural hash (see the module docstring).
+class _Node(msgspec.Struct, frozen=True, eq=False, dict=True):
+    """Base of every node: structural equality without the span, and the cached hash
+    (see the module docstring).
 
-    `_hashed` gives each node class its own `__eq__` over the fields that make up its
-    value (those with `compare=True`) and `_hash_value`, the hash of those fields. The
-    `_hash` slot stays unset until the first `hash()`.
+    A node is a frozen `msgspec.Struct` (its class is made in C: a frozen dataclass execs
+    six generated methods per class, which was a tenth of a cold `condor-policy compile`).
+    Its fields are the value fields then `span`; `span` is left out of equality, hash and
+    repr by `_hashed`, which gives each node class `_value`, an `operator.attrgetter`
+    of its value fields (made in C: the value itself for one field, a tuple for more). The hash, once computed, is kept in the instance's `__dict__` under `_hash`
+    (a Struct has no other room for a slot outside its fields): a node never hashed has
+    no dict at all, and `msgspec.structs.replace` builds a new node without it.
     """
 
-    _hash: int = field(init=False, repr=False, compare=False)
+    if TYPE_CHECKING:
+        # in the instance __dict__, once hashed (ClassVar: not a field for type checkers)
+        _hash: ClassVar[int]
+
+        @staticmethod
+        def _value(node: Any) -> Any: ...
 
     def __hash__(self) -> int:
         try:
@@ -73,13 +85,35 @@ class _Node:
         except AttributeError:
             return _fill_hashes(self)
 
+    def __eq__(self, other: object) -> bool:
+        # the value fields compared as dataclasses compare their tuples (identical or
+        # equal: a NaN literal equals itself), with the (cached) hashes compared first
+        if self is other:
+            return True
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        try:
+            if self._hash != other._hash:
+                return False
+        except AttributeError:
+            if hash(self) != hash(other):
+                return False
+        value = self._value
+        mine, theirs = value(self), value(other)
+        return mine is theirs or mine == theirs
+
+    def __repr__(self) -> str:
+        # as a dataclass with `span` declared repr=False: `Integer(value=1)`
+        values = ", ".join(f"{n}={getattr(self, n)!r}" for n in self.__struct_fields__[:-1])
+        return f"{self.__class__.__qualname__}({values})"
+
     def _hash_value(self) -> int:
-        raise NotImplementedError("node classes are decorated with @_hashed")
+        return hash((self.__class__, self._value(self)))
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Rebuilt through __init__, so the hash is recomputed (string hashes differ
         # between processes).
-        return (type(self), tuple(getattr(self, f.name) for f in fields(self) if f.init))
+        return (type(self), tuple(getattr(self, n) for n in self.__struct_fields__))
 
 
 def _fill_hashes(root: _Node) -> int:
@@ -95,63 +129,21 @@ def _fill_hashes(root: _Node) -> int:
             continue
         stack.pop()
         if getattr(node, "_hash", None) is None:
-            _HASH_SET(node, node._hash_value())
+            node.__dict__["_hash"] = node._hash_value()
     return root._hash
 
 
 def _hashed(cls: type[_N]) -> type[_N]:
-    """Equality and the once-computed hash for a node dataclass declared `eq=False`.
-
-    Both compare the value fields as one tuple, as dataclasses do (so a NaN literal
-    equals itself), with the (cached) hashes compared first.
-    """
-    names = [f.name for f in fields(cls) if f.compare]  # type: ignore[arg-type]
-    mine = "".join(f"self.{n}," for n in names)
-    theirs = "".join(f"other.{n}," for n in names)
-    # Generated like dataclasses' own methods: one attribute load per field, no calls.
-    source = (
-        "def _hash_value(self):\n"
-        f"    return hash((_cls, {mine}))\n"
-        "def __eq__(self, other):\n"
-        "    if self is other:\n"
-        "        return True\n"
-        "    if other.__class__ is not self.__class__:\n"
-        "        return NotImplemented\n"
-        "    try:\n"
-        "        if self._hash != other._hash:\n"
-        "            return False\n"
-        "    except AttributeError:\n"
-        "        if hash(self) != hash(other):\n"
-        "            return False\n"
-        f"    return ({mine}) == ({theirs})\n"
-    )
-    # The parser's constructor: every init field positionally, each slot set through its
-    # descriptor (a frozen dataclass's __init__ goes through object.__setattr__ per
-    # field: twice as slow for the parser's many nodes). Its helpers are bound as
-    # defaults: local look-ups, not global ones.
-    params = [f.name for f in fields(cls) if f.init]  # type: ignore[arg-type]
-    helpers = "".join(f", _set_{n}=_set_{n}" for n in params)
-    source += (
-        f"def _new({', '.join(params)}, _object_new=_object_new, _cls=_cls{helpers}):\n"
-        "    self = _object_new(_cls)\n"
-        + "".join(f"    _set_{n}(self, {n})\n" for n in params)
-        + "    return self\n"
-    )
-    space: dict[str, Any] = {"_cls": cls, "_object_new": object.__new__}
-    for n in params:
-        space[f"_set_{n}"] = getattr(cls, n).__set__
-    exec(source, space)
-
+    """Give node class `cls` its `_value` (the value fields, every field but the last,
+    `span`) and its lazily converted `span` (see `_SpanField`)."""
     made: Any = cls
-    made._hash_value = space["_hash_value"]
-    made.__eq__ = space["__eq__"]
+    names = made.__struct_fields__
+    assert names[-1] == "span", names
+    # an attrgetter is no descriptor: `node._value` is the getter itself. A class without
+    # value fields (UndefinedLit, ErrorLit) compares its class, the same for both.
+    made._value = attrgetter(*names[:-1]) if len(names) > 1 else attrgetter("__class__")
     made.span = _SpanField(made.span)
-    _FAST_NEW[cls] = space["_new"]
     return cls
-
-
-#: The `_hash` slot's own setter (nodes are frozen).
-_HASH_SET = _Node.__dict__["_hash"].__set__
 
 
 class SpanSource(Protocol):
@@ -194,71 +186,62 @@ class _SpanField:
         self._set(node, value)
 
 
-_FAST_NEW: dict[type, Callable[..., Any]] = {}
-
-
 def fast_constructor(cls: type[_N]) -> Callable[..., _N]:
     """A constructor of node class `cls` taking every field positionally (span included,
-    as a Span, None or a `RawSpan`), equal in result to `cls(...)` but cheaper: for the
-    parser, which builds a node per token and operator."""
-    return _FAST_NEW[cls]
+    as a Span, None or a `RawSpan`), for the parser, which builds a node per token and
+    operator: the class itself (a Struct's `__init__` is made in C and stores the
+    fields as given)."""
+    return cls
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Integer(_Node):
+class Integer(_Node, frozen=True, eq=False):
     """A 64-bit signed integer literal."""
 
     value: int
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Real(_Node):
+class Real(_Node, frozen=True, eq=False):
     """A double literal (may be +inf/-inf from overflowing literals like 1e309)."""
 
     value: float
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class String(_Node):
+class String(_Node, frozen=True, eq=False):
     """A string literal, escapes already decoded."""
 
     value: str
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Boolean(_Node):
+class Boolean(_Node, frozen=True, eq=False):
     """`true` / `false` (keywords, any case)."""
 
     value: bool
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class UndefinedLit(_Node):
+class UndefinedLit(_Node, frozen=True, eq=False):
     """The literal `undefined`."""
 
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class ErrorLit(_Node):
+class ErrorLit(_Node, frozen=True, eq=False):
     """The literal `error`."""
 
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class AttrRef(_Node):
+class AttrRef(_Node, frozen=True, eq=False):
     """An attribute reference: `Memory`, `MY.Memory`, `TARGET.Owner`, `PARENT.x`.
 
     `scope` is None for an unscoped name, else one of SCOPES (upper case), or ROOT for
@@ -267,7 +250,7 @@ class AttrRef(_Node):
 
     name: str
     scope: str | None = None
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
     @property
     def key(self) -> str:
@@ -275,13 +258,12 @@ class AttrRef(_Node):
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Select(_Node):
+class Select(_Node, frozen=True, eq=False):
     """Selection `base.name` where base is any expression other than a scope keyword."""
 
     base: Expr
     name: str
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
     @property
     def key(self) -> str:
@@ -289,41 +271,37 @@ class Select(_Node):
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Subscript(_Node):
+class Subscript(_Node, frozen=True, eq=False):
     """`base[index]`: list element or nested-ad attribute."""
 
     base: Expr
     index: Expr
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class ListExpr(_Node):
+class ListExpr(_Node, frozen=True, eq=False):
     """`{a, b, c}`."""
 
     items: tuple[Expr, ...]
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class RecordExpr(_Node):
+class RecordExpr(_Node, frozen=True, eq=False):
     """A nested ClassAd `[a = 1; b = 2]`; attribute order kept as written."""
 
     attrs: tuple[tuple[str, Expr], ...]
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Call(_Node):
+class Call(_Node, frozen=True, eq=False):
     """A function call; `name` as written (function names are case-insensitive)."""
 
     name: str
     args: tuple[Expr, ...]
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
     @property
     def key(self) -> str:
@@ -331,46 +309,42 @@ class Call(_Node):
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Unary(_Node):
+class Unary(_Node, frozen=True, eq=False):
     """A prefix operator (`!`, `-`, `+`, `~`) applied to `operand`."""
 
     op: str
     operand: Expr
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Binary(_Node):
+class Binary(_Node, frozen=True, eq=False):
     """An infix operator; `&&` and `||` evaluate `right` only when `left` leaves the
     result open (ClassAd short-circuit)."""
 
     op: str
     left: Expr
     right: Expr
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Conditional(_Node):
+class Conditional(_Node, frozen=True, eq=False):
     """`cond ? then : otherwise`."""
 
     cond: Expr
     then: Expr
     otherwise: Expr
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 @_hashed
-@dataclass(frozen=True, slots=True, eq=False)
-class Elvis(_Node):
+class Elvis(_Node, frozen=True, eq=False):
     """`left ?: right`: left unless it is UNDEFINED (or ERROR), then right."""
 
     left: Expr
     right: Expr
-    span: Span | None = field(default=None, compare=False, repr=False)
+    span: Span | None = None
 
 
 Literal: TypeAlias = Integer | Real | String | Boolean | UndefinedLit | ErrorLit
@@ -418,25 +392,25 @@ def children(e: Expr, *, same_scope: bool = False) -> tuple[Expr, ...]:
     With `same_scope`, only those evaluated in `e`'s own scope: the attribute values of a
     nested ad (its own scope) and the arguments of SCOPE_CHANGING_CALLS are left out.
     """
-    match e:
-        case Unary(operand=x):
-            return (x,)
-        case Binary(left=a, right=b) | Elvis(left=a, right=b):
-            return (a, b)
-        case Conditional(cond=c, then=t, otherwise=o):
-            return (c, t, o)
-        case Call(args=args):
-            return () if same_scope and e.key in SCOPE_CHANGING_CALLS else args
-        case ListExpr(items=items):
-            return items
-        case Select(base=b):
-            return (b,)
-        case Subscript(base=b, index=i):
-            return (b, i)
-        case RecordExpr(attrs=attrs):
-            return () if same_scope else tuple(v for _, v in attrs)
-        case _:
-            return ()
+    # Exact class tests, not a `match` on class patterns: a failed isinstance check
+    # against a Struct class (metaclass StructMeta) goes through __instancecheck__.
+    if type(e) is Binary or type(e) is Elvis:
+        return (e.left, e.right)
+    if type(e) is Unary:
+        return (e.operand,)
+    if type(e) is Call:
+        return () if same_scope and e.key in SCOPE_CHANGING_CALLS else e.args
+    if type(e) is Conditional:
+        return (e.cond, e.then, e.otherwise)
+    if type(e) is ListExpr:
+        return e.items
+    if type(e) is Select:
+        return (e.base,)
+    if type(e) is Subscript:
+        return (e.base, e.index)
+    if type(e) is RecordExpr:
+        return () if same_scope else tuple(v for _, v in e.attrs)
+    return ()
 
 
 def walk(e: Expr, *, same_scope: bool = False) -> Iterator[Expr]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from compiler.classad import ast
 from compiler.classad.operators import truth
@@ -28,12 +29,11 @@ from compiler.classad.scope import (
 from compiler.classad.values import ERROR, UNDEFINED, Value
 
 
-@dataclass(frozen=True, slots=True)
-class FunctionContext:
+class FunctionContext(msgspec.Struct, frozen=True):
     """What a builtin may ask for besides its arguments."""
 
-    now: Callable[[], int] = field(default=lambda: int(time.time()))
-    rng: random.Random = field(default_factory=random.Random)
+    now: Callable[[], int] = msgspec.field(default=lambda: int(time.time()))
+    rng: random.Random = msgspec.field(default_factory=random.Random)
     #: `userMap`'s maps: (map name, input) -> the map's canonical text, None when the
     #: map or the input is unknown; None: no maps configured (compiler.schedd.usermap).
     user_map: Callable[[str, str], str | None] | None = None
@@ -60,8 +60,7 @@ def default_context(seed: int | None = None) -> FunctionContext:
 _ABSENT: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class _Found:
+class _Found(msgspec.Struct, frozen=True):
     """What `Deref` found for the first argument: a value, or an expression and the ad
     that holds it."""
 
@@ -142,8 +141,7 @@ def dereference(
     return None, scope
 
 
-@dataclass(frozen=True, slots=True)
-class _Selection:
+class _Selection(msgspec.Struct, frozen=True):
     """`base.key` over a list `base`, evaluated when first needed."""
 
     base: Any

@@ -448,9 +448,14 @@ def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None
     return out
 
 
+#: The expression node classes, for exact type tests (no node class is subclassed; a
+#: failed isinstance against one, a msgspec Struct class, goes through its metaclass).
+_NODES = frozenset(ast.EXPR_TYPES)
+
+
 def attribute_value(scope: Scope, key: str, raw: Raw, evaluate: ExprEvaluator) -> Value:
     """The value of attribute `key` found in `scope`; UNDEFINED inside a cycle."""
-    if not isinstance(raw, ast.EXPR_TYPES):
+    if type(raw) not in _NODES:
         return to_runtime(raw, scope)
     busy = scope.busy
     if busy is None:

@@ -20,8 +20,9 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from compiler.classad import ast
 from compiler.classad.deep import call_deep
@@ -118,8 +119,7 @@ def real_literal(value: float) -> str:
     return repr(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Style:
+class Style(msgspec.Struct, frozen=True):
     """The few spelling choices that differ between our text and HTCondor's."""
 
     real: RealFormat
@@ -131,7 +131,7 @@ class Style:
     record_brackets: tuple[str, str, str] = ("[", "; ", "]")
     #: Nested ads in HTCondor's attribute storage order (`attribute_order`), not as written.
     storage_order: bool = False
-    op_names: Mapping[str, str] = field(default_factory=dict)
+    op_names: Mapping[str, str] = msgspec.field(default_factory=dict)
 
 
 def _wrap(node: ast.Expr, minimum: int, style: Style) -> str:

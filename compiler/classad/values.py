@@ -9,8 +9,9 @@ and `RelTime`. Booleans are their own ClassAd type, so code must test
 from __future__ import annotations
 
 import codecs
-from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
+
+import msgspec
 
 
 class _Singleton:
@@ -43,8 +44,7 @@ UNDEFINED: Final = _Singleton("UNDEFINED")
 ERROR: Final = _Singleton("ERROR")
 
 
-@dataclass(frozen=True, slots=True)
-class AbsTime:
+class AbsTime(msgspec.Struct, frozen=True):
     """An absolute time value (`absTime(...)`, `currentTime()`): an instant and the time
     zone it is shown in.
 
@@ -58,8 +58,7 @@ class AbsTime:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
-class RelTime:
+class RelTime(msgspec.Struct, frozen=True):
     """A relative time value (`relTime(...)`, `absTime - absTime`): a signed number of
     seconds, possibly fractional (the `double` in HTCondor's `classad::Value`)."""
 

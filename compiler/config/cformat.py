@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from enum import Enum
+
+import msgspec
 
 
 class FormatUndefined(ValueError):
@@ -55,8 +56,7 @@ _SPEC = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Spec:
+class Spec(msgspec.Struct, frozen=True):
     """The one conversion of a format: `prefix %spec suffix`."""
 
     prefix: str

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 _NUMBER = re.compile(r"-?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?)\Z")
 _IDENT = re.compile(r"[A-Za-z0-9_./]+\Z")
@@ -25,8 +26,7 @@ class ConditionError(ValueError):
     """The condition is not one HTCondor accepts; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
-class ConditionContext:
+class ConditionContext(msgspec.Struct, frozen=True):
     """What a condition may consult: raw look-up, template existence, our version."""
 
     raw: Callable[[str], str | None]

@@ -10,10 +10,11 @@ spec/config/eras.yaml: the reader never tests an era's name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from compiler import yamlcache
 from compiler.config.errors import ConfigError
@@ -21,8 +22,7 @@ from compiler.spec import ERAS
 from spec import data_path
 
 
-@dataclass(frozen=True, slots=True)
-class ReaderOptions:
+class ReaderOptions(msgspec.Struct, frozen=True):
     """How one era's reader reads configuration text (spec/config/eras.yaml says why).
 
     `old_comments`: a comment ending in `\\` continues and a `#` line inside a
@@ -35,8 +35,7 @@ class ReaderOptions:
     colon_exempt: frozenset[str]
 
 
-@dataclass(frozen=True, slots=True)
-class EraDefaults:
+class EraDefaults(msgspec.Struct, frozen=True):
     """The default table of one era.
 
     `values` maps upper-cased names to (spelling, raw value); `detected` names are

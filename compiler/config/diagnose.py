@@ -16,8 +16,9 @@ Only the error path runs this code; it never changes what a look-up returns.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from compiler.config.expand import Context, MacroCycle, MacroProblem, expand, next_macro
 from compiler.config.table import Definition, Origin, Table
@@ -34,8 +35,7 @@ MAX_CONTINUATION = 200
 FATAL_IN_STARTD = frozenset({"MACHINEMAXVACATETIME"})
 
 
-@dataclass(frozen=True, slots=True)
-class EmptyMacro:
+class EmptyMacro(msgspec.Struct, frozen=True):
     """One `$(NAME)` reference that expanded to nothing.
 
     `via` is the chain of references from the failing value down to this one (the

@@ -32,8 +32,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from compiler.config.arith import config_eval, config_integer, config_real, config_string
 from compiler.config.cformat import (
@@ -93,8 +94,7 @@ class MacroProblem(Exception):
     """A config-time function could not be evaluated (bad argument ...)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(msgspec.Struct, frozen=True):
     """What expansion needs besides the table: the environment for `$ENV`.
 
     `strict`: refuse what HTCondor's daemons refuse (config.cpp `might_EXCEPT`, armed by
@@ -107,8 +107,7 @@ class Context:
     strict: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Macro:
+class Macro(msgspec.Struct, frozen=True):
     """One macro found in a text: `text[start:end]` is `$KIND(body)`."""
 
     kind: str

@@ -20,15 +20,14 @@ re-deriving the rules with `os.path`. The letters (any case after the `F`):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 
 class FilenameUndefined(ValueError):
     """HTCondor's result is undefined (more `d`s than directories) or not valid text."""
 
 
-@dataclass(frozen=True, slots=True)
-class Letters:
+class Letters(msgspec.Struct, frozen=True):
     """What the letters of `$F<letters>` ask for (the `switch` over `func`)."""
 
     parts: int = 0

@@ -23,11 +23,11 @@ This module only splits text; it does not know about assignments or keywords.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 
-@dataclass(frozen=True, slots=True)
-class LogicalLine:
+class LogicalLine(msgspec.Struct, frozen=True):
     """One statement's text and where it starts.
 
     `line` is the 1-based number of the first physical line, `column` the 1-based column

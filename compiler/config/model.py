@@ -8,9 +8,10 @@ at call time, so it prints what `condor_config_val NAME` prints. A `Config` neve
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, TypeVar
+
+import msgspec
 
 from compiler.config.diagnose import empty_macros, startd_verdict
 from compiler.config.errors import ConfigError
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 _E = TypeVar("_E", bound=PolicyError)
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(msgspec.Struct, frozen=True):
     """Where NAME's value comes from: the winning origin and the ones it overrode."""
 
     name: str
@@ -40,8 +40,7 @@ class Provenance:
         return text
 
 
-@dataclass(frozen=True, slots=True)
-class Config:
+class Config(msgspec.Struct, frozen=True):
     """An HTCondor configuration as the given subsystem (default the startd) sees it.
 
     `files` lists the files read, in order; `warnings` holds problems HTCondor only warns
@@ -50,11 +49,18 @@ class Config:
 
     era: str
     subsystem: str
-    table: Table = field(repr=False)
-    env: Mapping[str, str] = field(repr=False)
+    table: Table
+    env: Mapping[str, str]
     files: tuple[str, ...] = ()
     warnings: tuple[ConfigError, ...] = ()
     slot_id: int | None = None
+
+    def __repr__(self) -> str:
+        # as the dataclass it was, with the table and the environment left out
+        shown = ", ".join(
+            f"{n}={getattr(self, n)!r}" for n in self.__struct_fields__ if n not in ("table", "env")
+        )
+        return f"Config({shown})"
 
     # -- look-ups -------------------------------------------------------------------------
 

@@ -14,8 +14,9 @@ What happens after the root file (LOCAL_CONFIG_*, environment) is in `sources`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from compiler.config.arglist import ArgListError, split_command
 from compiler.config.conditions import ConditionContext, ConditionError, evaluate_condition
@@ -60,8 +61,7 @@ MAX_NESTING = 20
 COMMAND_TIMEOUT = 60
 
 
-@dataclass(slots=True)
-class _IfFrame:
+class _IfFrame(msgspec.Struct):
     """One open `if` block: whether its branches can be on at all, which one is."""
 
     parent_enabled: bool
@@ -71,17 +71,16 @@ class _IfFrame:
     where: LogicalLine
 
 
-@dataclass(slots=True)
-class ReadState:
+class ReadState(msgspec.Struct):
     """Mutable state of one read (private to this module's functions)."""
 
     table: Table
     defaults: EraDefaults
     context: Context
     allow_commands: bool
-    errors: list[ConfigError] = field(default_factory=list)
-    warnings: list[ConfigError] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
+    errors: list[ConfigError] = msgspec.field(default_factory=list)
+    warnings: list[ConfigError] = msgspec.field(default_factory=list)
+    files: list[str] = msgspec.field(default_factory=list)
 
 
 def _error(state: ReadState, message: str, file: str, where: LogicalLine, column: int = 0) -> None:

@@ -12,14 +12,13 @@ does. Nothing is evaluated here; names still contain `$(...)`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 #: Characters that may follow `+` in `NAME +<sep>= value`.
 PLUS_SEPARATORS = ",;|&*"
 
 
-@dataclass(frozen=True, slots=True)
-class Assign:
+class Assign(msgspec.Struct, frozen=True):
     """`NAME = value`, `NAME : value` (colon=True), `NAME += value` (plus=separator)."""
 
     name: str
@@ -29,24 +28,21 @@ class Assign:
     value_column: int = 1
 
 
-@dataclass(frozen=True, slots=True)
-class HereStart:
+class HereStart(msgspec.Struct, frozen=True):
     """`NAME @=tag`: the following lines up to `@tag` are the value."""
 
     name: str
     tag: str
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
+class Use(msgspec.Struct, frozen=True):
     """`use CATEGORY : Template[(args)][, Template2 ...]`."""
 
     category: str
     templates: str
 
 
-@dataclass(frozen=True, slots=True)
-class Include:
+class Include(msgspec.Struct, frozen=True):
     """`include [ifexist] [command] [into FILE] : path-or-command`."""
 
     target: str
@@ -55,29 +51,25 @@ class Include:
     into: str | None
 
 
-@dataclass(frozen=True, slots=True)
-class Message:
+class Message(msgspec.Struct, frozen=True):
     """`error : text` (fatal) or `warning : text`."""
 
     fatal: bool
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Conditional:
+class Conditional(msgspec.Struct, frozen=True):
     """`if EXPR`, `elif EXPR`, `else`, `endif`."""
 
     keyword: str
     condition: str
 
 
-@dataclass(frozen=True, slots=True)
-class Ignored:
+class Ignored(msgspec.Struct, frozen=True):
     """A `[Section]` line (Windows .ini style), which HTCondor skips."""
 
 
-@dataclass(frozen=True, slots=True)
-class Invalid:
+class Invalid(msgspec.Struct, frozen=True):
     """A line HTCondor rejects; `reason` says why."""
 
     reason: str

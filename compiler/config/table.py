@@ -10,13 +10,12 @@ undefined for queries but still hides the default (`CLAIM_WORKLIFE =` is infinit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from compiler.config.defaults import EraDefaults
 
 
-@dataclass(frozen=True, slots=True)
-class Origin:
+class Origin(msgspec.Struct, frozen=True):
     """Where a definition came from.
 
     `file`/`line`/`column`: the statement (for template definitions: the `use` line);
@@ -45,8 +44,7 @@ DEFAULT_ORIGIN = Origin("<Default>", 0, 0)
 DETECTED_ORIGIN = Origin("<Detected>", 0, 0)
 
 
-@dataclass(frozen=True, slots=True)
-class Definition:
+class Definition(msgspec.Struct, frozen=True):
     """One assignment: the name as spelled, its raw value, where, and `:` syntax.
 
     `as_default`: HTCondor did not store this assignment because it set a name not yet
@@ -66,14 +64,13 @@ class Definition:
     early_empty: tuple[str, ...] = ()
 
 
-@dataclass(slots=True)
-class Table:
+class Table(msgspec.Struct):
     """Definitions by upper-cased name (all of them, oldest first) plus the fallbacks."""
 
     defaults: EraDefaults
     subsystem: str
     detected: dict[str, str]
-    definitions: dict[str, list[Definition]] = field(default_factory=dict)
+    definitions: dict[str, list[Definition]] = msgspec.field(default_factory=dict)
     prefixes: tuple[str, ...] = ()
     local_name: str = ""
 

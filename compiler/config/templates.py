@@ -11,18 +11,18 @@ spec/config/templates/metaknobs.yaml; names and categories are case-insensitive.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from types import MappingProxyType
 from typing import Any
+
+import msgspec
 
 from compiler import yamlcache
 from compiler.errors import close_matches
 from spec import data_path
 
 
-@dataclass(frozen=True, slots=True)
-class Template:
+class Template(msgspec.Struct, frozen=True):
     """One template: its category and name as HTCondor spells them, and its body."""
 
     category: str
@@ -31,8 +31,7 @@ class Template:
     summary: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class TemplateUse:
+class TemplateUse(msgspec.Struct, frozen=True):
     """One `Name(args)` item of a `use` line; `args` is None without parentheses."""
 
     name: str

@@ -15,9 +15,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
+
+import msgspec
+from msgspec.structs import replace
 
 from compiler.classad import ast as A
 from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime
@@ -44,8 +46,7 @@ IMPURE: Final = frozenset(
 _BIG: Final = 1e300  # |x| below this: + and - of two such numbers cannot overflow
 
 
-@dataclass(frozen=True, slots=True)
-class Abs:
+class Abs(msgspec.Struct, frozen=True):
     """Possible kinds (`bool int real nan str list ad time U E`; `real` = finite real,
     `nan` = NaN or an infinity, `time` = an absolute or relative time, opaque: it is
     never folded and only its ERROR truth value and ERROR-or-time arithmetic are
@@ -143,8 +144,13 @@ def lift(
     return frozenset(out)
 
 
+#: The literal node classes (no node class is subclassed: an exact type test is enough,
+#: and cheaper than isinstance against Struct classes).
+_LITERAL_CLASSES: Final = frozenset(A.LITERAL_TYPES)
+
+
 def is_literal(e: A.Expr) -> bool:
-    return isinstance(e, A.LITERAL_TYPES)
+    return type(e) in _LITERAL_CLASSES
 
 
 def literal_value(e: A.Expr) -> object:

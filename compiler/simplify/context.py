@@ -7,27 +7,26 @@ notes; passes stay pure functions of (node, ctx.env).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
+
+import msgspec
 
 from compiler.classad import ast as A
 from compiler.simplify.domains import Env
 
 
-@dataclass(slots=True)
-class Memo:
+class Memo(msgspec.Struct):
     """The pipeline's memo for one Env: `swept` and `local` hold the results of its
     bottom-up sweep and per-node rule fixpoint (pure functions of node and Env), and
     `settled` the nodes where no rule fires."""
 
-    swept: dict[A.Expr, A.Expr] = field(default_factory=dict)
-    local: dict[A.Expr, A.Expr] = field(default_factory=dict)
-    settled: set[A.Expr] = field(default_factory=set)
+    swept: dict[A.Expr, A.Expr] = msgspec.field(default_factory=dict)
+    local: dict[A.Expr, A.Expr] = msgspec.field(default_factory=dict)
+    settled: set[A.Expr] = msgspec.field(default_factory=set)
 
 
-@dataclass(slots=True)
-class Ctx:
+class Ctx(msgspec.Struct):
     """One `simplify()` call's state. A subtree that names none of the attributes with an
     assumed value is rewritten exactly as under the same domains without assumptions (the
     Env answers the same for every attribute it names, and `assume` writes no note), so
@@ -40,9 +39,9 @@ class Ctx:
 
     env: Env
     max_vars: int = 8
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
     minimised: bool = True
-    own: Memo = field(default_factory=Memo)
+    own: Memo = msgspec.field(default_factory=Memo)
     shared: Memo | None = None
     assumed: frozenset[str] = frozenset()
 

@@ -15,9 +15,10 @@ assumed value for it is given under the key `"TARGET.x"`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
+
+import msgspec
 
 from compiler.classad.ast import AttrRef
 from compiler.classad.values import UNDEFINED, Value
@@ -25,8 +26,7 @@ from compiler.classad.values import UNDEFINED, Value
 Kind = Literal["number", "integer", "boolean", "string", "any"]
 
 
-@dataclass(frozen=True, slots=True)
-class Domain:
+class Domain(msgspec.Struct, frozen=True):
     """The values an attribute can take.
 
     `kind` "number" means finite reals or integers (never NaN or infinite), "integer"
@@ -73,8 +73,7 @@ STARTD_DOMAINS: Mapping[str, Domain] = {
 TIME_DOMAIN = _NONNEG_INT
 
 
-@dataclass(frozen=True, slots=True)
-class Relation:
+class Relation(msgspec.Struct, frozen=True):
     """A fact the startd guarantees between attributes of one slot ad, at every
     evaluation: `text` is ClassAd that is TRUE in every ad the startd builds. Ranges of
     single attributes are domains (STARTD_DOMAINS); a relation ties several together,
@@ -114,8 +113,7 @@ def _norm(mapping: Mapping[str, object]) -> dict[str, object]:
     return out
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Env:
+class Env(msgspec.Struct, frozen=True, eq=False):
     """Domains and assumed values, keyed `"MY.<lower name>"` / `"TARGET.<lower name>"`."""
 
     domains: tuple[tuple[str, Domain], ...]

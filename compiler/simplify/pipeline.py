@@ -11,9 +11,10 @@ subtree, and the local rules run again to tidy up.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final, Literal
+
+import msgspec
 
 from compiler.classad import ast as A
 from compiler.classad.values import Value
@@ -63,8 +64,7 @@ GLOBAL: Final[tuple[Callable[[A.Expr, Ctx], A.Expr], ...]] = (minimise.minimise_
 _MAX_ROUNDS: Final = 50
 
 
-@dataclass(frozen=True)
-class Simplified:
+class Simplified(msgspec.Struct, frozen=True):
     """`expr` has the same ClassAd value as the input for every attribute assignment the
     domains allow. `minimised` is False when some subexpression had more than `max_vars`
     atoms, so two-valued minimisation was skipped there (`notes` say where)."""

@@ -30,9 +30,10 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
+
+import msgspec
 
 from compiler.classad import ast as A
 from compiler.classad.values import ERROR, UNDEFINED, RelTime, Value
@@ -65,8 +66,7 @@ SWAP: Final = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!=
                "=?=": "=?=", "=!=": "=!="}  # fmt: skip
 
 
-@dataclass(frozen=True, slots=True)
-class Opaque:
+class Opaque(msgspec.Struct, frozen=True):
     """A leaf whose value is unknown apart from its truth value."""
 
     key: A.Expr
@@ -229,7 +229,9 @@ def _tv(v: object) -> str:
         return "T"
     if v is False:
         return "F"
-    return v.tv if isinstance(v, Opaque) else tv_of_value(v)
+    # an exact type test: a failed isinstance against a Struct class is slow (the
+    # metaclass's __instancecheck__), and this is the oracle's inner loop
+    return v.tv if type(v) is Opaque else tv_of_value(v)
 
 
 #: (subject values, opaque truth values): tuples indexed by position in a `_Space`, or

@@ -15,7 +15,7 @@ problem of a file at once, one per line as `<key path>: <problem>`, e.g.
 `spec/eras/condor-6.8.yaml: transitions[13].to: unknown activity of Claimed 'Retireing'
 (known: Idle, Busy, Suspended, Retiring); did you mean 'Retiring'?`.
 
-Modules: `ir` (the dataclasses), `read` (YAML, vocabulary, `extends` merge, errors),
+Modules: `ir` (the records), `read` (YAML, vocabulary, `extends` merge, errors),
 `resolve` (one era for one semantics), `checks` (whole-table checks), `load` (public API).
 
 Data files
@@ -28,7 +28,7 @@ spec/eras/README.md lists the YAML keys.
 Values written `{manual: x, code: y}` and rows/triggers marked `semantics: manual|code`
 are resolved at load time: an `EraSpec` is always for exactly one semantics.
 
-The IR (`compiler.spec.ir`, all frozen dataclasses of tuples)
+The IR (`compiler.spec.ir`, all frozen `msgspec.Struct` records of tuples)
 --------------------------------------------------------------
 EraSpec: era, semantics, title, seed (file under shared/seeds), code (startd revision),
   files, states, pairs, initial (Owner/Idle), transitions, letters, timers, polling,

@@ -1,14 +1,15 @@
 """The checked, typed IR of one era's startd state machine (see `compiler.spec` for the contract).
 
 Stage: output of `compiler.spec.load`, input of the compiler, the diagram renderer and the
-runtime. Every class is a small frozen dataclass holding tuples, so an `EraSpec` can be
-shared freely and compared. Nothing here evaluates a guard: guards stay ClassAd text.
+runtime. Every class is a small frozen record (`msgspec.Struct`) holding tuples, so an
+`EraSpec` can be shared freely and compared. Nothing here evaluates a guard: guards stay ClassAd text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+import msgspec
 
 Semantics = Literal["manual", "code"]
 TriggerKind = Literal["policy", "timer", "protocol", "command", "immediate"]
@@ -24,8 +25,7 @@ POLICY_KINDS: tuple[str, ...] = ("policy", "immediate")
 EVENT_KINDS: tuple[str, ...] = ("protocol", "command")
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
+class Pair(msgspec.Struct, frozen=True):
     """A state/activity pair. As a transition target, activity "*" means "chosen by
     `Transition.activity_choice`" (the manual's "Preempting/*")."""
 
@@ -40,8 +40,7 @@ class Pair:
         return self.activity == "*"
 
 
-@dataclass(frozen=True, slots=True)
-class Citation:
+class Citation(msgspec.Struct, frozen=True):
     """Where a row is documented.
 
     `seed` is a file name under shared/seeds (None when only the reference documents it),
@@ -69,8 +68,7 @@ class Citation:
         return "; ".join(parts)
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     """A named side effect the runtime performs (vocabulary: spec/eras/base.yaml `actions`).
 
     `arg` is None for actions without an argument; `str(action)` is "name" or "name:arg".
@@ -83,8 +81,7 @@ class Action:
         return self.name if self.arg is None else f"{self.name}:{self.arg}"
 
 
-@dataclass(frozen=True, slots=True)
-class Trigger:
+class Trigger(msgspec.Struct, frozen=True):
     """One way a transition fires.
 
     kind policy: tried on every evaluation pass of the source state, in `order`;
@@ -125,8 +122,7 @@ class Trigger:
                 raise ValueError(f"unknown trigger kind {self.kind!r}")
 
 
-@dataclass(frozen=True, slots=True)
-class ActivityChoice:
+class ActivityChoice(msgspec.Struct, frozen=True):
     """One entry of the ordered target-activity choice for a "*" target."""
 
     guard: str
@@ -134,8 +130,7 @@ class ActivityChoice:
     against: Against = "job"
 
 
-@dataclass(frozen=True, slots=True)
-class Transition:
+class Transition(msgspec.Struct, frozen=True):
     """One row: a numbered transition of the manual, or an unnumbered one of the code.
 
     `number` is an int or "unnumbered:<name>"; numbered rows are unique per era, an
@@ -196,8 +191,7 @@ class Transition:
         return tuple(Pair(self.target.state, a) for a in dict.fromkeys(acts))
 
 
-@dataclass(frozen=True, slots=True)
-class EvalStep:
+class EvalStep(msgspec.Struct, frozen=True):
     """One step of a state's evaluation order: try `trigger` of `transition` from `source`."""
 
     order: int
@@ -208,8 +202,7 @@ class EvalStep:
     against: Against
 
 
-@dataclass(frozen=True, slots=True)
-class PairSpec:
+class PairSpec(msgspec.Struct, frozen=True):
     """A state/activity pair that exists in the era, with its entry/exit side effects.
 
     `evaluate_on_entry`: entering this pair runs its state's policy evaluation at once
@@ -225,8 +218,7 @@ class PairSpec:
     immediate: tuple[EvalStep, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class StateSpec:
+class StateSpec(msgspec.Struct, frozen=True):
     """A state: its activities, state-level entry/exit actions and evaluation order."""
 
     name: str
@@ -238,8 +230,7 @@ class StateSpec:
     internal: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Letter:
+class Letter(msgspec.Struct, frozen=True):
     """A transition of the lettered state figure and the numbered rows it stands for."""
 
     letter: str
@@ -250,8 +241,7 @@ class Letter:
     citation: Citation
 
 
-@dataclass(frozen=True, slots=True)
-class Timer:
+class Timer(msgspec.Struct, frozen=True):
     """A startd timer or time limit and its era default in seconds (None: no limit).
 
     kind timer: a real timer started/cancelled by actions; it fires the rows whose triggers
@@ -271,8 +261,7 @@ class Timer:
     difference: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Polling:
+class Polling(msgspec.Struct, frozen=True):
     """Evaluation cadence (reference section 3.1): every `slow_interval` seconds
     (UPDATE_INTERVAL), and every `fast_interval` (POLLING_INTERVAL) while the polling
     timer runs. After each evaluation the timer is started if a slot is in `fast_states`
@@ -287,8 +276,7 @@ class Polling:
     start_on_entry: tuple[Pair, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(msgspec.Struct, frozen=True):
     """A policy name a guard may use, with the era's default and lookup rules.
 
     `aliases` are other config names tried in order after `name`; `variants` are suffixes
@@ -306,16 +294,14 @@ class Policy:
     difference: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Predicate:
+class Predicate(msgspec.Struct, frozen=True):
     """A named input the runtime provides (free boolean atom for the compiler)."""
 
     name: str
     meaning: str
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(msgspec.Struct, frozen=True):
     """A trace event (DESIGN.md), its kind and allowed `how` payloads.
 
     `effects` are the actions the event performs in every era and pair (base.yaml: the
@@ -338,8 +324,7 @@ class Event:
         return how if how is not None else self.default_how
 
 
-@dataclass(frozen=True, slots=True)
-class EventEffect:
+class EventEffect(msgspec.Struct, frozen=True):
     """Actions an event causes in `sources` besides (before) any transition it fires."""
 
     event: str
@@ -353,8 +338,7 @@ class EventEffect:
 CPU_BUSY_QUANTITIES: tuple[str, ...] = ("busy", "busy_number", "seconds_busy", "last_change")
 
 
-@dataclass(frozen=True, slots=True)
-class RetirementRule:
+class RetirementRule(msgspec.Struct, frozen=True):
     """Resource::evalRetirementRemaining (base.yaml `helpers.retirement_remaining`).
 
     With a running job: the policy `limit` evaluated against the job (not a number: 0);
@@ -371,8 +355,7 @@ class RetirementRule:
     citation: Citation
 
 
-@dataclass(frozen=True, slots=True)
-class VacateRule:
+class VacateRule(msgspec.Struct, frozen=True):
     """Resource::evalMaxVacateTime (base.yaml `helpers.max_vacate_time`).
 
     The machine value is the policy `limit` evaluated when the job started (pledged; none:
@@ -387,8 +370,7 @@ class VacateRule:
     citation: Citation
 
 
-@dataclass(frozen=True, slots=True)
-class CpuBusyRule:
+class CpuBusyRule(msgspec.Struct, frozen=True):
     """The startd's CpuBusy bookkeeping (base.yaml `helpers.cpu_busy`, reference D17).
 
     The configuration's `expression` knob is evaluated whenever the slot ad is built; the
@@ -402,8 +384,7 @@ class CpuBusyRule:
     citation: Citation
 
 
-@dataclass(frozen=True, slots=True)
-class Helpers:
+class Helpers(msgspec.Struct, frozen=True):
     """The startd helper computations both interpreters apply (base.yaml `helpers`)."""
 
     retirement: RetirementRule
@@ -411,8 +392,7 @@ class Helpers:
     cpu_busy: CpuBusyRule
 
 
-@dataclass(frozen=True, slots=True)
-class PublishRule:
+class PublishRule(msgspec.Struct, frozen=True):
     """An attribute the startd publishes in `states`; value is ClassAd text, or "<state>" /
     "<activity>" for the current names."""
 
@@ -423,8 +403,7 @@ class PublishRule:
     difference: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Difference:
+class Difference(msgspec.Struct, frozen=True):
     """One place where the manual and the era's startd differ (reference section 3.6)."""
 
     era: str
@@ -434,8 +413,7 @@ class Difference:
     code: str
 
 
-@dataclass(frozen=True, slots=True)
-class EraSpec:
+class EraSpec(msgspec.Struct, frozen=True):
     """Everything one era documents, resolved for one semantics."""
 
     era: str

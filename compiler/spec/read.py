@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from compiler import yamlcache
 from compiler.classad import ast as A
@@ -96,12 +97,11 @@ class SpecError(PolicyError):
         self.problems = problems or (message,)
 
 
-@dataclass
-class Errors:
+class Errors(msgspec.Struct):
     """Problems collected while checking, grouped by file."""
 
-    found: list[tuple[str, str, str]] = field(default_factory=list)
-    texts: dict[str, str] = field(default_factory=dict)  # shown path -> file text
+    found: list[tuple[str, str, str]] = msgspec.field(default_factory=list)
+    texts: dict[str, str] = msgspec.field(default_factory=dict)  # shown path -> file text
     fatal: bool = False  # a file could not be read at all: resolving it would only add noise
 
     def add(self, file: str, path: str, problem: str, *, fatal: bool = False) -> None:
@@ -220,8 +220,7 @@ def applies(entry: Mapping[str, Any], semantics: str) -> bool:
 # --------------------------------------------------------------------------- vocabulary
 
 
-@dataclass(frozen=True)
-class Vocabulary:
+class Vocabulary(msgspec.Struct, frozen=True):
     """spec/eras/base.yaml: every name an era may use, with its meaning."""
 
     file: str
@@ -275,14 +274,13 @@ def read_vocabulary(directory: Path, errors: Errors) -> Vocabulary:
 # --------------------------------------------------------------------------- merging
 
 
-@dataclass
-class Merged:
+class Merged(msgspec.Struct):
     """An era file with its `extends` chain applied; every entry remembers its file/path."""
 
-    files: list[str] = field(default_factory=list)
-    scalars: dict[str, tuple[str, Any]] = field(default_factory=dict)
-    maps: dict[str, dict[str, tuple[str, str, Any]]] = field(default_factory=dict)
-    rows: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    files: list[str] = msgspec.field(default_factory=list)
+    scalars: dict[str, tuple[str, Any]] = msgspec.field(default_factory=dict)
+    maps: dict[str, dict[str, tuple[str, str, Any]]] = msgspec.field(default_factory=dict)
+    rows: list[tuple[str, str, dict[str, Any]]] = msgspec.field(default_factory=list)
 
 
 def row_key(row: Mapping[str, Any]) -> str:

@@ -10,8 +10,9 @@ key path where they occur. Whole-table checks live in `compiler.spec.checks`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, cast
+
+from msgspec.structs import replace
 
 from compiler.errors import PolicyError, close_matches
 from compiler.spec import checks, ir

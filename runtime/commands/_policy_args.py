@@ -16,9 +16,10 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from compiler.config import Config, all_templates, directory_files, find_template, load_config
 from compiler.errors import PolicyError, close_matches
@@ -30,8 +31,7 @@ from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS
 DEFAULT_SEMANTICS = "code"
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyChoice:
+class PolicyChoice(msgspec.Struct, frozen=True):
     """What the arguments asked for, and a short human description of it."""
 
     config: Config

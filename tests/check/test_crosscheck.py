@@ -4,10 +4,10 @@ counterexample that `condor-policy run` could replay."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import cache
 
 import pytest
+from msgspec.structs import replace as sreplace  # the table and its rows
 
 from compiler import StateTable, compile_policy
 from compiler.config import load_config
@@ -32,12 +32,12 @@ def swap_guards(table: StateTable, a: str, b: str) -> StateTable:
     ra, rb = table.row(a), table.row(b)
     ga, gb = ra.triggers[0], rb.triggers[0]
     rows = tuple(
-        replace(r, triggers=(gb, *r.triggers[1:])) if r.id == a
-        else replace(r, triggers=(ga, *r.triggers[1:])) if r.id == b
+        sreplace(r, triggers=(gb, *r.triggers[1:])) if r.id == a
+        else sreplace(r, triggers=(ga, *r.triggers[1:])) if r.id == b
         else r
         for r in table.rows
     )  # fmt: skip
-    return replace(table, rows=rows)
+    return sreplace(table, rows=rows)
 
 
 def run(

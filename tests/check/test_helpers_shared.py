@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+from msgspec.structs import replace as sreplace  # the spec's records and the table
 
 import runtime.ads
 import runtime.slot
@@ -53,7 +54,7 @@ def both(era: str, semantics: str, spec: EraSpec | None, t: Trace) -> tuple[list
     """(compiled machine, reference) fired on `t`, both reading `spec` (default: the era's)."""
     config, table = compiled(era, semantics)
     if spec is not None:
-        table = replace(table, spec=spec)
+        table = sreplace(table, spec=spec)
     policy = PolicyExprs.from_config(table.spec, config)
     run, _ = compiled_machine(table)
     ref = reference_machine(table.spec, policy, config_timers(table.spec, config))
@@ -71,9 +72,9 @@ def test_both_read_the_retirement_rule() -> None:
     spec = compiled(era, semantics)[1].spec
     run, ref = both(era, semantics, None, trace(MyRetirement=50))
     assert retired_at(run) == retired_at(ref) == 100  # MyRetirement means nothing yet
-    renamed = replace(spec.helpers, retirement=replace(spec.helpers.retirement,
-                                                       job_limit="MyRetirement"))  # fmt: skip
-    run, ref = both(era, semantics, replace(spec, helpers=renamed), trace(MyRetirement=50))
+    renamed = sreplace(spec.helpers, retirement=sreplace(spec.helpers.retirement,
+                                                         job_limit="MyRetirement"))  # fmt: skip
+    run, ref = both(era, semantics, sreplace(spec, helpers=renamed), trace(MyRetirement=50))
     assert retired_at(run) == retired_at(ref) == 60  # first evaluation with run time >= 50
     assert crosscheck(run, ref) is None
 
@@ -87,8 +88,8 @@ def test_both_read_the_vacate_rule() -> None:
     spec = compiled(era, semantics)[1].spec
     run, ref = both(era, semantics, None, trace(MyVacate=1))
     assert retired_at(run) == retired_at(ref) == 95
-    renamed = replace(spec.helpers, vacate=replace(spec.helpers.vacate, job_limits=("MyVacate",)))
-    run, ref = both(era, semantics, replace(spec, helpers=renamed), trace(MyVacate=1))
+    renamed = sreplace(spec.helpers, vacate=sreplace(spec.helpers.vacate, job_limits=("MyVacate",)))
+    run, ref = both(era, semantics, sreplace(spec, helpers=renamed), trace(MyVacate=1))
     assert retired_at(run) == retired_at(ref) == 100
     assert crosscheck(run, ref) is None
 
@@ -103,8 +104,8 @@ def test_both_publish_the_cpu_busy_attributes_the_rule_names() -> None:
     table = compile_policy(config, era, semantics)
     rule = table.spec.helpers.cpu_busy
     publish = tuple(("MyBusyTime" if a == "CpuBusyTime" else a, q) for a, q in rule.publish)
-    spec = replace(table.spec, helpers=replace(table.spec.helpers,
-                                               cpu_busy=replace(rule, publish=publish)))  # fmt: skip
+    spec = sreplace(table.spec, helpers=sreplace(table.spec.helpers,
+                                                 cpu_busy=sreplace(rule, publish=publish)))  # fmt: skip
     steps = [Step(0, "tick"), Step(0, "event", "benchmarks_done"), Step(0, "event", "match"),
              Step(0, "event", "claim"), Step(0, "event", "activate"),
              Step(10, "set", values={"LoadAvg": 1.0}), Step(10, "tick"), Step(30, "tick"),
@@ -112,7 +113,7 @@ def test_both_publish_the_cpu_busy_attributes_the_rule_names() -> None:
     t = Trace("<cpubusy>", tuple(steps), machine=MACHINE, job={"Owner": "alice"},
               polling="explicit")  # fmt: skip
     for chosen in (table.spec, spec):
-        mine = replace(table, spec=chosen)
+        mine = sreplace(table, spec=chosen)
         policy = PolicyExprs.from_config(chosen, config)
         run = compiled_machine(mine)[0](t).fired
         ref = reference_machine(chosen, policy)(t).fired
@@ -132,7 +133,7 @@ WRONG = {
     ),
     # ignores the job's smaller vacate time: the pledge always wins
     "max_vacate_time": lambda original: (
-        lambda state, rule, remaining: original(state, replace(rule, job_limits=()), remaining)
+        lambda state, rule, remaining: original(state, sreplace(rule, job_limits=()), remaining)
     ),
 }
 

@@ -1,7 +1,7 @@
 """The AST's traversal API (children, walk, find_all, map_children) and its cached hash.
 
 The reference for "the sub-expressions of a node" here is derived independently of
-`children`: every field of the node's dataclass that holds an expression (directly, in a
+`children`: every field of the node's record (`msgspec.Struct`) but `span` that holds an expression (directly, in a
 tuple, or as the value of a nested ad's `(name, expr)` pair).
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import copy
 import pickle
-from dataclasses import fields, replace
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import fields, replace
 
 from compiler.classad import ast as A
 from compiler.classad import parse
@@ -32,7 +32,7 @@ def _field_children(e: A.Expr) -> list[A.Expr]:
                 collect(item)
 
     for f in fields(e):
-        if f.compare:
+        if f.name != "span":  # where the text came from, not part of the value
             collect(getattr(e, f.name))
     return out
 
@@ -130,7 +130,10 @@ def test_equality_and_hash_are_structural(a: A.Expr, b: A.Expr) -> None:
 
 def _shape(e: Any) -> Any:
     if isinstance(e, A.EXPR_TYPES):
-        return (type(e).__name__, *(_shape(getattr(e, f.name)) for f in fields(e) if f.compare))
+        return (
+            type(e).__name__,
+            *(_shape(getattr(e, f.name)) for f in fields(e) if f.name != "span"),
+        )
     if isinstance(e, tuple):
         return tuple(_shape(x) for x in e)
     return (type(e).__name__, e)

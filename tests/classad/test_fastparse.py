@@ -14,7 +14,6 @@ mutated texts.
 from __future__ import annotations
 
 import ast as pyast
-import dataclasses
 import operator
 import pickle
 import subprocess
@@ -22,6 +21,7 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import msgspec
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -277,5 +277,5 @@ def test_spans_made_on_first_read_survive_copies() -> None:
     expr = parse_uncached(text)
     call = expr.right  # type: ignore[union-attr]
     assert pickle.loads(pickle.dumps(call)).span == spec.right.span  # type: ignore[union-attr]
-    assert dataclasses.replace(expr, op="-").span == spec.span  # type: ignore[type-var]
+    assert msgspec.structs.replace(expr, op="-").span == spec.span
     assert _spans(expr) == _spans(spec)

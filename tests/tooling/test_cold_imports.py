@@ -30,7 +30,8 @@ NOT_ON_THE_COMPILE_PATH = (
     "transitions",
     "hypothesis",
     "graphviz",
-    "platform",
+    # (not `platform`: msgspec's C core, the compile path's records, imports uuid, which
+    # imports it; compiler.config.host still reads os.uname() instead)
     "sympy",
     "subprocess",
     "compiler.diagram",

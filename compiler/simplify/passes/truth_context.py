@@ -10,7 +10,7 @@ the condition of `?:`/`ifThenElse` are only inspected through their truth value
 
 from __future__ import annotations
 
-from dataclasses import replace
+from msgspec.structs import replace
 
 from compiler.classad import ast as A
 from compiler.simplify.context import FALSE, TRUE, Ctx, chain, flatten

@@ -139,7 +139,7 @@ def diff_tables(old: StateTable, new: StateTable) -> PolicyDiff:
 
 def _compare(an: Any, row: Row, other: Row) -> RowDiff:
     a, b = row.guard, other.guard
-    base = {
+    base: dict[str, Any] = {
         "id": row.id,
         "label": _label(row),
         "source": row.source,

@@ -29,6 +29,7 @@ from runtime.commands._policy_args import (
 
 if TYPE_CHECKING:
     from compiler import StateTable
+    from compiler.config import Config
     from runtime.diff import PolicyDiff
 
 NAME = "diff"
@@ -50,10 +51,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="code (default): what the era's real startd does; manual: the manual read literally",
     )
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="write a short trace (trace file format) under which the two slots fire "
+        "different transitions; `condor-policy run OLD|NEW --trace FILE` replays it "
+        "(plans traces through both tables: some seconds)",
+    )
     add_allow_commands_argument(parser)
 
 
-def load_side(side: str, args: argparse.Namespace) -> StateTable:
+def load_side(side: str, args: argparse.Namespace) -> tuple[StateTable, Config]:
     """The compiled table of one side: a path, or `policy:NAME`."""
     from compiler import compile_policy
     from compiler.config import load_config
@@ -71,20 +79,52 @@ def load_side(side: str, args: argparse.Namespace) -> StateTable:
         described = side
     table = compile_policy(config, args.era, args.semantics, source=described)
     print_warnings(table.warnings, only_loud=True)
-    return table
+    return table, config
 
 
 def run(args: argparse.Namespace) -> int:
     from runtime.diff import diff_tables
 
-    old = load_side(args.old, args)
-    new = load_side(args.new, args)
+    old, old_config = load_side(args.old, args)
+    new, new_config = load_side(args.new, args)
     result = diff_tables(old, new)
+    if args.trace and not result.equivalent:
+        _write_trace(args.trace, result, old, old_config, new, new_config)
     if args.format == "json":
         print(render_json(result, args.old, args.new), end="")
     else:
         print(render_text(result, args.old, args.new), end="")
     return 0 if result.equivalent else 1
+
+
+def _write_trace(
+    path: str,
+    result: PolicyDiff,
+    old: StateTable,
+    old_config: Config,
+    new: StateTable,
+    new_config: Config,
+) -> None:
+    import sys
+
+    from runtime.diff.trace import divergent_trace
+    from runtime.trace import dump_trace
+
+    witnesses = [(r.source, r.witness.as_dicts()[0]) for r in result.rows if r.witness]
+    found = divergent_trace(old, old_config, new, new_config, witnesses)
+    if found is None:
+        print("condor-policy: diff: no divergent trace found", file=sys.stderr)
+        return
+    try:
+        Path(path).write_text(dump_trace(found.trace), encoding="utf-8")
+    except OSError as err:
+        raise PolicyError(f"cannot write the trace: {err.strerror}", file=path) from err
+    print(
+        f"condor-policy: diff: trace written to {path}: old fires "
+        f"{' '.join(found.old_fired) or '(none)'}; new fires "
+        f"{' '.join(found.new_fired) or '(none)'}",
+        file=sys.stderr,
+    )
 
 
 def render_json(result: PolicyDiff, old: str, new: str) -> str:

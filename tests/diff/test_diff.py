@@ -131,3 +131,24 @@ def test_cli_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     err = capsys.readouterr().err
     assert "missing.conf" in err and "Traceback" not in err
     assert main(["diff", "policy:NoSuchPolicy", str(a)]) == 2
+
+
+@pytest.mark.slow  # plans traces through both tables: about 20 s
+def test_divergent_trace_replays_differently(tmp_path: Path) -> None:
+    from runtime.trace import read_trace, replay
+
+    old = tmp_path / "old.conf"
+    new = tmp_path / "new.conf"
+    out = tmp_path / "div.yaml"
+    old.write_text("use POLICY : Desktop\n")
+    new.write_text("use POLICY : Desktop\nSUSPEND = KeyboardIdle < 120\n")
+    assert main(["diff", str(old), str(new), "--trace", str(out)]) == 1
+    trace = read_trace(out)
+
+    def numbers(path: Path) -> list[object]:
+        table = compile_policy(load_config(path, era=ERA), ERA, "code")
+        return [f.number for f in replay(trace, table).fired]
+
+    a, b = numbers(old), numbers(new)
+    assert a != b
+    assert 14 in b and 14 not in a  # Busy -> Suspended under the new SUSPEND only

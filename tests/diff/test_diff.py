@@ -152,3 +152,33 @@ def test_divergent_trace_replays_differently(tmp_path: Path) -> None:
     a, b = numbers(old), numbers(new)
     assert a != b
     assert 14 in b and 14 not in a  # Busy -> Suspended under the new SUSPEND only
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    idles=st.lists(st.integers(0, 2000), min_size=1, max_size=6),
+    claim_at=st.integers(0, 5),
+)
+def test_equivalent_policies_never_diverge_on_random_traces(
+    idles: list[int], claim_at: int
+) -> None:
+    """ "equivalent" is checked by replay: random traces (keyboard idle times, ticks, a
+    claim and activation) fire the same transitions under both rewritten policies."""
+    from runtime.trace import Step, Trace, replay
+
+    old = _table("START = KeyboardIdle > 900\nSUSPEND = KeyboardIdle < 120\n")
+    new = _table("START = 900 < KeyboardIdle\nSUSPEND = !(KeyboardIdle >= 2 * $(MINUTE))\n")
+    assert diff_tables(old, new).equivalent
+    steps: list[Step] = []
+    for i, idle in enumerate(idles):
+        t = float(10 * i + 1)
+        steps.append(Step(t, "set", values={"KeyboardIdle": idle}))
+        if i == claim_at:
+            job = {"Owner": "alice", "ImageSize": 1000, "JobUniverse": 5}
+            steps.append(Step(t, "event", event="claim", job=job))
+            steps.append(Step(t, "event", event="activate"))
+        steps.append(Step(t, "tick"))
+    trace = Trace(file="<random>", steps=tuple(steps), era=ERA, semantics="code")
+    a = [(f.number, f.t) for f in replay(trace, old).fired]
+    b = [(f.number, f.t) for f in replay(trace, new).fired]
+    assert a == b

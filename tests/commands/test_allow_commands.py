@@ -28,6 +28,7 @@ READERS = (
     "submit-check",
     "replay",
     "explain",
+    "diff",
 )
 
 
@@ -54,6 +55,7 @@ def _argv(command: str, config: Path, tmp_path: Path) -> list[str]:
         "submit-check": [str(config), str(job)],
         "replay": [str(log), str(config)],
         "explain": [str(config), "--machine", str(machine)],
+        "diff": [str(config), str(config)],
     }
     return [command, *extra[command]]
 

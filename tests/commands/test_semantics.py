@@ -24,7 +24,7 @@ from runtime.cli import _command_modules, main
 #: schedd's submit-check: condor_submit's 23.0 wording or the seed's).
 OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check"]
 #: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`).
-OTHER_POLICY_COMMANDS = ["replay"]
+OTHER_POLICY_COMMANDS = ["replay", "diff"]
 POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch", "explain"]
 
 

@@ -1,0 +1,101 @@
+"""A shortest trace under which two policies' slots fire different transitions.
+
+The candidates are the traces runtime.check.plan plans for each side (they drive the
+slot into every reachable pair and make every live guard TRUE and not TRUE there, from
+the region oracle's witnesses); each is replayed (runtime.trace.replay) with both tables
+and the shortest one whose fired sequences differ is returned, cut after the step at
+which they first diverge. The replay is the judge: a returned trace always diverges.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from compiler import StateTable
+    from compiler.config import Config
+    from runtime.trace import Trace
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    trace: Trace
+    old_fired: tuple[str, ...]
+    new_fired: tuple[str, ...]
+
+
+def fired(trace: Trace, table: StateTable) -> tuple[str, ...]:
+    """The transitions `trace` fires under `table`: `number@t` each."""
+    from runtime.trace import replay
+
+    slot: Any = replay(trace, table)
+    return tuple(f"{f.number}@{f.t:g}" for f in slot.fired)
+
+
+def _candidates(table: StateTable, config: Config) -> tuple[Trace, ...]:
+    from runtime.check.machines import config_timers
+    from runtime.check.plan import planned
+    from runtime.check.reference import PolicyExprs
+
+    policy = PolicyExprs.from_config(table.spec, config)
+    return planned(table, policy, timer_values=config_timers(table.spec, config)).traces
+
+
+def divergent_trace(
+    old: StateTable,
+    old_config: Config,
+    new: StateTable,
+    new_config: Config,
+    witnesses: Sequence[tuple[tuple[str, str], Mapping[str, Any]]] = (),
+) -> Divergence | None:
+    """The shortest trace whose fired sequences differ, or None. `witnesses`: (source
+    pair, machine attributes) of the rows that differ; each planned prefix that reaches
+    the pair is extended by setting the witness's sensors and an evaluation pass."""
+    planned = [*_candidates(old, old_config), *_candidates(new, new_config)]
+    traces = [*planned, *_extended(planned, old, witnesses)]
+    best: Divergence | None = None
+    for trace in sorted(traces, key=lambda t: len(t.steps)):
+        if best is not None and len(trace.steps) >= len(best.trace.steps):
+            break
+        cut = _shortest_prefix(trace, old, new)
+        if cut is not None and (best is None or len(cut.trace.steps) < len(best.trace.steps)):
+            best = cut
+    return best
+
+
+def _extended(
+    planned: Sequence[Trace],
+    table: StateTable,
+    witnesses: Sequence[tuple[tuple[str, str], Mapping[str, Any]]],
+) -> list[Trace]:
+    from runtime.trace import Step, replay
+
+    out = []
+    for pair, values in witnesses:
+        sensors = {k: v for k, v in values.items() if k not in ("State", "Activity")}
+        for trace in sorted(planned, key=lambda t: len(t.steps)):
+            found = None
+            for n in range(len(trace.steps) + 1):
+                prefix = replace(trace, steps=trace.steps[:n])
+                slot: Any = replay(prefix, table)
+                if slot.pair_tuple() == pair:
+                    found = prefix
+                    break
+            if found is None:
+                continue
+            t = (found.steps[-1].t if found.steps else 0.0) + 1
+            steps = (Step(t, "set", values=sensors), Step(t, "tick"))
+            out.append(replace(found, steps=(*found.steps, *steps)))
+            break
+    return out
+
+
+def _shortest_prefix(trace: Trace, old: StateTable, new: StateTable) -> Divergence | None:
+    for n in range(1, len(trace.steps) + 1):
+        prefix = replace(trace, steps=trace.steps[:n], era=old.era, semantics=old.semantics)
+        a, b = fired(prefix, old), fired(prefix, new)
+        if a != b:
+            return Divergence(prefix, a, b)
+    return None

@@ -153,7 +153,7 @@ def _load_policy(args: argparse.Namespace) -> PolicyChoice:
         config = load_config(path, era=era, allow_commands=args.allow_commands)
         described = str(path) if path is not None else f"{era} default policy"
         return PolicyChoice(config, era, args.semantics, described)
-    template = _template(args.policy)
+    template = policy_template(args.policy)
     lines = [f"use POLICY : {template}"]
     lines += [f"include : {file.resolve()}" for file in _files(path)]
     text = "\n".join(lines) + "\n"
@@ -162,7 +162,7 @@ def _load_policy(args: argparse.Namespace) -> PolicyChoice:
     return PolicyChoice(config, era, args.semantics, described)
 
 
-def _template(text: str) -> str:
+def policy_template(text: str) -> str:
     """`Desktop` -> "Desktop"; arguments are kept: `Limit_Job_Runtimes(3600)`."""
     name, paren, args = text.strip().partition("(")
     found = find_template("POLICY", name.strip())

@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING
 from compiler.errors import PolicyError
 from runtime.commands._policy_args import (
     DEFAULT_SEMANTICS,
-    _template,
     add_allow_commands_argument,
+    policy_template,
     print_warnings,
 )
 
@@ -67,7 +67,7 @@ def load_side(side: str, args: argparse.Namespace) -> tuple[StateTable, Config]:
     from compiler.config import load_config
 
     if side.lower().startswith(POLICY_PREFIX):
-        template = _template(side[len(POLICY_PREFIX) :])
+        template = policy_template(side[len(POLICY_PREFIX) :])
         text = f"use POLICY : {template}\n"
         config = load_config(text=text, era=args.era, allow_commands=args.allow_commands)
         described = f"use POLICY : {template}"

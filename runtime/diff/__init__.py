@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from compiler.classad import ERROR, UNDEFINED, format_value, parse
 
 if TYPE_CHECKING:
-    from compiler.analysis.sat import Witness
+    from compiler.analysis import Witness
     from compiler.table import CompiledGuard, Row, StateTable
 
 Verdict = Literal["same", "equivalent", "differ", "unknown"]

@@ -194,6 +194,15 @@ class Analysis:
             self._cache[key] = found
         return found
 
+    def same_truth(self, a: A.Expr, b: A.Expr, assume: dict[str, Any] | None = None) -> bool:
+        """A proof (the region oracle's, over every region of the policy's domains with
+        the values `assume` fixes) that `a` and `b` always have the same truth value;
+        False is "unknown or different" (`diff`'s last resort)."""
+        from compiler.simplify.domains import Env
+        from compiler.simplify.regions import equivalent
+
+        return equivalent(a, b, Env.make(self.domains, dict(assume or {})), as_truth=True)
+
     def impossible(self, e: A.Expr, assume: dict[str, Any] | None = None) -> bool:
         """A proof that `e` is never TRUE in a slot ad the startd can publish (with the
         values `assume` fixes): for every assignment of the predicates `e` names, and of

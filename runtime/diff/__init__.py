@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from compiler.classad import ERROR, UNDEFINED, format_value, parse
 
 if TYPE_CHECKING:
+    from compiler import CompiledGuard, Row, StateTable
     from compiler.analysis import Witness
-    from compiler.table import CompiledGuard, Row, StateTable
 
 Verdict = Literal["same", "equivalent", "differ", "unknown"]
 
@@ -176,11 +176,8 @@ def _compare(an: Any, row: Row, other: Row) -> RowDiff:
 def _regions_equivalent(an: Any, ta: str, tb: str, source: tuple[str, str]) -> bool:
     """The region oracle directly on the two boolean tests (it answers True only with a
     proof over every region; False is "unknown or different")."""
-    from compiler.simplify.domains import Env
-    from compiler.simplify.regions import equivalent
-
-    env = Env.make(an.domains, an.assume(source))
-    return equivalent(parse(holds_expr(ta)), parse(holds_expr(tb)), env, as_truth=True)
+    same: bool = an.same_truth(parse(holds_expr(ta)), parse(holds_expr(tb)), an.assume(source))
+    return same
 
 
 def _fires(

@@ -38,13 +38,8 @@ def test_explain_names_what_a_pass_fires(path: Path, semantics: str) -> None:
     assert _check(path, semantics, None)
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    "change",
-    # The first change in the gate; the others (same checks, more sensor values) under
-    # `-m explore`, to keep the gate under five minutes on two cores.
-    [0, *(pytest.param(i, marks=pytest.mark.explore) for i in range(1, len(PERTURBATIONS)))],
-)
+@pytest.mark.explore  # the same checks as above with other sensor values: outside the gate (time)
+@pytest.mark.parametrize("change", range(len(PERTURBATIONS)))
 @pytest.mark.parametrize(("path", "semantics"), CASES)
 def test_explain_names_what_a_pass_fires_after_a_change(
     path: Path, semantics: str, change: int

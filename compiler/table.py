@@ -56,6 +56,25 @@ def _always(*args: Any, **kw: Any) -> bool:
     return True
 
 
+class _ByValue:
+    """Equality and hash over `_value()`: the fields that make a record's value, for the
+    records that carry one more field that is not part of it (a compiled predicate, the
+    spec it came from)."""
+
+    __slots__ = ()
+
+    def _value(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._value() == other._value()
+
+    def __hash__(self) -> int:
+        return hash(self._value())
+
+
 def _repr_but(record: msgspec.Struct, hidden: str) -> str:
     """A record's repr as a dataclass makes it, without the field `hidden`."""
     shown = ", ".join(
@@ -64,7 +83,7 @@ def _repr_but(record: msgspec.Struct, hidden: str) -> str:
     return f"{type(record).__qualname__}({shown})"
 
 
-class CompiledGuard(msgspec.Struct, frozen=True, eq=False):
+class CompiledGuard(_ByValue, msgspec.Struct, frozen=True, eq=False):
     """One guard of a row, from spec text to compiled predicate.
 
     `text` is the spec's guard (over policy names and predicates); `expanded` has the
@@ -88,14 +107,6 @@ class CompiledGuard(msgspec.Struct, frozen=True, eq=False):
     def _value(self) -> tuple[Any, ...]:
         return (self.text, self.against, self.expanded, self.simplified, self.expr,
                 self.status, self.minimised, self.notes)  # fmt: skip
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._value() == other._value()
-
-    def __hash__(self) -> int:
-        return hash(self._value())
 
     def __repr__(self) -> str:
         return _repr_but(self, "predicate")
@@ -319,7 +330,7 @@ class Row(msgspec.Struct, frozen=True):
         return tuple(p for p in t.targets if p.activity in wanted)
 
 
-class StateTable(msgspec.Struct, frozen=True, eq=False):
+class StateTable(_ByValue, msgspec.Struct, frozen=True, eq=False):
     """The compiled table of one era, semantics and policy.
 
     `spec` is the era spec the rows come from (timers, polling, actions, evaluation
@@ -341,14 +352,6 @@ class StateTable(msgspec.Struct, frozen=True, eq=False):
     def _value(self) -> tuple[Any, ...]:
         return (self.era, self.semantics, self.rows, self.source, self.assumptions,
                 self.warnings, self.program)  # fmt: skip
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._value() == other._value()
-
-    def __hash__(self) -> int:
-        return hash(self._value())
 
     def __repr__(self) -> str:
         return _repr_but(self, "spec")

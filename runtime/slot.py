@@ -180,6 +180,8 @@ class Slot:
         self.keepalive = keepalive
         self.polling = polling
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
+        #: The era's predicates by lower-case name: what a `set` or the machine may force.
+        self._predicate_names = {p.name.lower(): p.name for p in self.spec.predicates}
         kwargs = to_transitions(table)
         if initial is not None:
             if pair_name(initial) not in kwargs["states"]:
@@ -426,7 +428,7 @@ class Slot:
 
     def set_sensors(self, values: Mapping[str, Any]) -> None:
         """A trace's `set:` step (fake sensors only); predicates may be overridden too."""
-        names = {p.name.lower(): p.name for p in self.spec.predicates}
+        names = self._predicate_names
         overrides = {names[k.lower()]: v for k, v in values.items() if k.lower() in names}
         self.overrides.update(overrides)
         rest = {k: v for k, v in values.items() if k.lower() not in names}
@@ -441,7 +443,7 @@ class Slot:
         predicate `AllSlotsDrained` (`ResMgr::drainingIsComplete`) and the other slots'
         attributes the startd copies into every slot ad (`slot<N>_<attr>` for
         STARTD_SLOT_ATTRS: `Resource::publish_SlotAttrs`)."""
-        names = {p.name.lower(): p.name for p in self.spec.predicates}
+        names = self._predicate_names
         changed = False
         rest: dict[str, Any] = {}
         for key, value in values.items():

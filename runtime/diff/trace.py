@@ -5,6 +5,11 @@ slot into every reachable pair and make every live guard TRUE and not TRUE there
 the region oracle's witnesses); each is replayed (runtime.trace.replay) with both tables
 and the shortest one whose fired sequences differ is returned, cut after the step at
 which they first diverge. The replay is the judge: a returned trace always diverges.
+
+Planning is most of the cost (seconds per side), so the new side is planned only when
+none of the old side's traces (and their witness extensions) diverges; and a trace is cut
+step by step only when its whole replay already differs under the two tables (fired
+transitions are only ever appended, and each carries its time).
 """
 
 from __future__ import annotations
@@ -53,12 +58,22 @@ def divergent_trace(
     """The shortest trace whose fired sequences differ, or None. `witnesses`: (source
     pair, machine attributes) of the rows that differ; each planned prefix that reaches
     the pair is extended by setting the witness's sensors and an evaluation pass."""
-    planned = [*_candidates(old, old_config), *_candidates(new, new_config)]
-    traces = [*planned, *_extended(planned, old, witnesses)]
+    for table, config in ((old, old_config), (new, new_config)):
+        planned = _candidates(table, config)
+        found = _shortest([*planned, *_extended(planned, old, witnesses)], old, new)
+        if found is not None:
+            return found
+    return None
+
+
+def _shortest(traces: Sequence[Trace], old: StateTable, new: StateTable) -> Divergence | None:
     best: Divergence | None = None
     for trace in sorted(traces, key=lambda t: len(t.steps)):
         if best is not None and len(trace.steps) >= len(best.trace.steps):
             break
+        whole = replace(trace, era=old.era, semantics=old.semantics)
+        if fired(whole, old) == fired(whole, new):
+            continue
         cut = _shortest_prefix(trace, old, new)
         if cut is not None and (best is None or len(cut.trace.steps) < len(best.trace.steps)):
             best = cut

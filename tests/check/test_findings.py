@@ -214,7 +214,7 @@ def test_compiled_vs_reference_disagreement_is_an_internal_error(
     config = tmp_path / "desktop.config"
     config.write_text("use POLICY : Desktop\n")
     out_dir = tmp_path / "cx"
-    args = ["check", str(config), "--max-examples", "100", "--seed", "3"]
+    args = ["check", str(config), "--max-examples", "20", "--seed", "3"]
     assert main([*args, "--format", "json", "--counterexamples", str(out_dir)]) == 3
     report = json.loads(capsys.readouterr().out)
     assert report["exit_status"] == 3 and report["internal_errors"]

@@ -24,7 +24,7 @@ from tests.compile.sampling import NOW, assignments, truth_mismatches
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden").glob("*.yaml"))
-SAMPLES = 1000
+SAMPLES = 400
 
 
 def _load(path: Path) -> dict[str, Any]:

@@ -20,9 +20,12 @@ import pytest
 
 from runtime.explain import explain_slot
 from runtime.trace import replay
-from tests.runtime.support import compiled, load, scenario_cases
+from tests.runtime.support import compiled, gate_cases, load, scenario_cases
 
 CASES = scenario_cases()
+
+#: Each scenario once in the README run (tests.runtime.support.gate_cases).
+GATE_CASES = gate_cases(CASES)
 
 
 #: Sensor changes made at each checkpoint by the slow variant, so that the pass has
@@ -33,7 +36,7 @@ PERTURBATIONS: list[dict[str, Any]] = [
 ]
 
 
-@pytest.mark.parametrize(("path", "semantics"), CASES)
+@pytest.mark.parametrize(("path", "semantics"), GATE_CASES)
 def test_explain_names_what_a_pass_fires(path: Path, semantics: str) -> None:
     assert _check(path, semantics, None)
 

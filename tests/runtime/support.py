@@ -55,6 +55,29 @@ def coltrane_trace(steps: list[Any], config: dict[str, str] | None = None, **fie
     )
 
 
+def gate_cases(cases: list[Any]) -> list[Any]:
+    """`cases` ((path, semantics, ...) params) with each scenario once in the README run,
+    in the semantics turned by its place (so both semantics are met across scenarios); a
+    scenario's other semantics is marked `explore`. For the tests whose cost is replaying
+    every scenario, where the second semantics mostly repeats the first."""
+    import pytest
+
+    place: dict[Any, int] = {}
+    count: dict[Any, int] = {}
+    for case in cases:
+        path = case.values[0]
+        place.setdefault(path, len(place))
+        count[path] = count.get(path, 0) + 1
+    out = []
+    for case in cases:
+        path, semantics = case.values[0], case.values[1]
+        keep = count[path] == 1 or semantics == ("code", "manual")[place[path] % 2]
+        out.append(
+            case if keep else pytest.param(*case.values, id=case.id, marks=pytest.mark.explore)
+        )
+    return out
+
+
 def scenario_cases() -> list[Any]:
     """One pytest param per scenario file and semantics it states an expectation for."""
     import pytest

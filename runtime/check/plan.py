@@ -48,7 +48,7 @@ planner, reported as such.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -788,12 +788,14 @@ def plan(
     job: Mapping[str, Any],
     timer_values: Mapping[str, int] | None = None,
     budget: int = BUDGET,
+    rows: Collection[str] | None = None,
 ) -> Plans:
     """Plan traces covering `goals(table)` (see the module docstring). `machine` is the
     initial machine ad, `idle` the sensor values of an idle desktop (a second start),
-    `job` the default job ad. Deterministic."""
+    `job` the default job ad. `rows`: only the goals of these row ids (what `diff
+    --trace` aims at: the search stops as soon as they are covered). Deterministic."""
     reachable = frozenset(reachable_pairs(Analysis(table)))
-    wanted = goals(table, reachable)
+    wanted = [g for g in goals(table, reachable) if rows is None or g.row in rows]
     wanted_set = frozenset(wanted)
     todo = set(wanted)
     planner = _Planner(table, policy, timer_values or {}, machine, idle, job)
@@ -1167,6 +1169,7 @@ def planned(
     timer_values: Mapping[str, int] | None = None,
     owners: Sequence[str] = ("alice",),
     budget: int = BUDGET,
+    rows: Collection[str] | None = None,
 ) -> Plans:
     """`plan` with the inputs `condor-policy check` uses: the generator's sensor cut
     points (runtime.check.generate), starting from the lowest value of each sensor or
@@ -1179,7 +1182,7 @@ def planned(
     job = {"Owner": owners[0], "ImageSize": 1000, "JobUniverse": 5}
     return plan(
         table, policy, machine=machine, idle=idle_desktop(values), job=job,
-        timer_values=timer_values, budget=budget,
+        timer_values=timer_values, budget=budget, rows=rows,
     )  # fmt: skip
 
 

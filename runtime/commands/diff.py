@@ -111,7 +111,8 @@ def _write_trace(
     from runtime.trace import dump_trace
 
     witnesses = [(r.source, r.witness.as_dicts()[0]) for r in result.rows if r.witness]
-    found = divergent_trace(old, old_config, new, new_config, witnesses)
+    rows = [r.id for r in result.changed]
+    found = divergent_trace(old, old_config, new, new_config, witnesses, rows)
     if found is None:
         print("condor-policy: diff: no divergent trace found", file=sys.stderr)
         return

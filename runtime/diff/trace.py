@@ -6,15 +6,17 @@ the region oracle's witnesses); each is replayed (runtime.trace.replay) with bot
 and the shortest one whose fired sequences differ is returned, cut after the step at
 which they first diverge. The replay is the judge: a returned trace always diverges.
 
-Planning is most of the cost (seconds per side), so the new side is planned only when
-none of the old side's traces (and their witness extensions) diverges; and a trace is cut
+Planning is most of the cost (seconds per side for every goal), so the planner first
+aims at the goals of the rows that differ, each side, and plans every goal only when
+those traces show nothing; the new side is planned only when none of the old side's
+traces (and their witness extensions) diverges; and a trace is cut
 step by step only when its whole replay already differs under the two tables (fired
 transitions are only ever appended, and each carries its time).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -39,13 +41,16 @@ def fired(trace: Trace, table: StateTable) -> tuple[str, ...]:
     return tuple(f"{f.number}@{f.t:g}" for f in slot.fired)
 
 
-def _candidates(table: StateTable, config: Config) -> tuple[Trace, ...]:
+def _candidates(
+    table: StateTable, config: Config, rows: Collection[str] | None
+) -> tuple[Trace, ...]:
     from runtime.check.machines import config_timers
     from runtime.check.plan import planned
     from runtime.check.reference import PolicyExprs
 
     policy = PolicyExprs.from_config(table.spec, config)
-    return planned(table, policy, timer_values=config_timers(table.spec, config)).traces
+    timers = config_timers(table.spec, config)
+    return planned(table, policy, timer_values=timers, rows=rows).traces
 
 
 def divergent_trace(
@@ -54,12 +59,20 @@ def divergent_trace(
     new: StateTable,
     new_config: Config,
     witnesses: Sequence[tuple[tuple[str, str], Mapping[str, Any]]] = (),
+    rows: Collection[str] = (),
 ) -> Divergence | None:
     """The shortest trace whose fired sequences differ, or None. `witnesses`: (source
     pair, machine attributes) of the rows that differ; each planned prefix that reaches
-    the pair is extended by setting the witness's sensors and an evaluation pass."""
-    for table, config in ((old, old_config), (new, new_config)):
-        planned = _candidates(table, config)
+    the pair is extended by setting the witness's sensors and an evaluation pass. `rows`:
+    the ids of the rows that differ; the planner first aims at their goals alone (each
+    side), then at every goal."""
+    aims: list[Collection[str] | None] = [frozenset(rows)] if rows else []
+    for aim, table, config in [
+        (aim, table, config)
+        for aim in [*aims, None]
+        for table, config in ((old, old_config), (new, new_config))
+    ]:
+        planned = _candidates(table, config, aim)
         found = _shortest([*planned, *_extended(planned, old, witnesses)], old, new)
         if found is not None:
             return found

@@ -133,7 +133,7 @@ def test_cli_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["diff", "policy:NoSuchPolicy", str(a)]) == 2
 
 
-@pytest.mark.slow  # plans the old side's traces: about 8 s
+@pytest.mark.slow  # plans traces aimed at the differing rows: about 5 s
 def test_divergent_trace_replays_differently(tmp_path: Path) -> None:
     from runtime.trace import read_trace, replay
 

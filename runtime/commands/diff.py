@@ -110,7 +110,7 @@ def _write_trace(
     from runtime.diff.trace import divergent_trace
     from runtime.trace import dump_trace
 
-    witnesses = [(r.source, r.witness.as_dicts()[0]) for r in result.rows if r.witness]
+    witnesses = [(r.source, *r.witness.as_dicts(), r.witness.now) for r in result.rows if r.witness]
     rows = [r.id for r in result.changed]
     found = divergent_trace(old, old_config, new, new_config, witnesses, rows)
     if found is None:

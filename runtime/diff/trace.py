@@ -26,6 +26,27 @@ if TYPE_CHECKING:
     from runtime.trace import Trace
 
 
+#: A row's witness as diff found it: (source pair, machine attributes, job attributes,
+#: the clock the witness was evaluated at).
+Witness = tuple[tuple[str, str], Mapping[str, Any], Mapping[str, Any], int]
+
+
+#: The longest wait and the most waits a witness's ages add to its trace.
+MAX_WAIT = 7 * 24 * 3600
+MAX_WAITS = 8
+
+
+def _duration(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and not _stamp(value)
+
+
+def _stamp(value: Any) -> bool:
+    """A time stamp (seconds since 1970 on the witness's clock), not a duration."""
+    from runtime.check.plan import EPOCH
+
+    return isinstance(value, int | float) and not isinstance(value, bool) and value > EPOCH / 2
+
+
 @dataclass(frozen=True, slots=True)
 class Divergence:
     trace: Trace
@@ -58,12 +79,14 @@ def divergent_trace(
     old_config: Config,
     new: StateTable,
     new_config: Config,
-    witnesses: Sequence[tuple[tuple[str, str], Mapping[str, Any]]] = (),
+    witnesses: Sequence[Witness] = (),
     rows: Collection[str] = (),
 ) -> Divergence | None:
     """The shortest trace whose fired sequences differ, or None. `witnesses`: (source
-    pair, machine attributes) of the rows that differ; each planned prefix that reaches
-    the pair is extended by setting the witness's sensors and an evaluation pass. `rows`:
+    pair, machine attributes, job attributes, clock) of the rows that differ; the
+    shortest planned prefix that reaches the pair is extended by setting the witness's
+    job attributes (when the slot runs a job) and sensors, an evaluation pass, and one
+    more pass once each time stamp and age of the witness is as old as there. `rows`:
     the ids of the rows that differ; the planner first aims at their goals alone (each
     side), then at every goal."""
     aims: list[Collection[str] | None] = [frozenset(rows)] if rows else []
@@ -96,13 +119,21 @@ def _shortest(traces: Sequence[Trace], old: StateTable, new: StateTable) -> Dive
 def _extended(
     planned: Sequence[Trace],
     table: StateTable,
-    witnesses: Sequence[tuple[tuple[str, str], Mapping[str, Any]]],
+    witnesses: Sequence[Witness],
 ) -> list[Trace]:
     from runtime.trace import Step, replay
 
     out = []
-    for pair, values in witnesses:
+    for pair, values, job, now in witnesses:
         sensors = {k: v for k, v in values.items() if k not in ("State", "Activity")}
+        # A time stamp (JobStart, EnteredCurrentActivity ...) is the slot's own record of
+        # when something happened, and an age the startd keeps (CpuBusyTime, idle times)
+        # grows with the clock: the trace cannot always set them, so after the witness's
+        # pass it also passes once each is as old as in the witness.
+        ages = {now - v for v in sensors.values() if _stamp(v)}
+        ages |= {v for v in sensors.values() if _duration(v)}
+        waits = sorted(a for a in ages if 0 < a <= MAX_WAIT)[:MAX_WAITS]
+        sensors = {k: v for k, v in sensors.items() if not _stamp(v)}
         for trace in sorted(planned, key=lambda t: len(t.steps)):
             found = None
             for n in range(len(trace.steps) + 1):
@@ -114,7 +145,11 @@ def _extended(
             if found is None:
                 continue
             t = (found.steps[-1].t if found.steps else 0.0) + 1
-            steps = (Step(t, "set", values=sensors), Step(t, "tick"))
+            # the witness's job attributes go into the running job's ad (a `set_job:`
+            # step), where the slot has one
+            set_job = (Step(t, "set_job", values=dict(job)),) if job and slot.record.job else ()
+            steps = (*set_job, Step(t, "set", values=sensors), Step(t, "tick"))
+            steps += tuple(Step(t + wait + 1, "tick") for wait in waits)
             out.append(replace(found, steps=(*found.steps, *steps)))
             break
     return out

@@ -20,7 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from compiler.classad import ERROR, UNDEFINED, format_value, parse
+from compiler import holds
+from compiler.classad import ERROR, UNDEFINED, compile_expr, format_value, parse
 
 if TYPE_CHECKING:
     from compiler import CompiledGuard, Row, StateTable
@@ -134,7 +135,72 @@ def diff_tables(old: StateTable, new: StateTable) -> PolicyDiff:
     for row in old.rows:
         other = new_rows[row.id]
         out.append(_compare(an, row, other))
+        out.extend(_compare_choices(an, row, other))
     return PolicyDiff(old.era, old.semantics, tuple(out))
+
+
+def _compare_choices(an: Any, row: Row, other: Row) -> list[RowDiff]:
+    """A transition into `State/*` enters the activity of its first choice whose guard
+    holds (WANT_VACATE: Vacating, else Killing): the same comparison as for guards, on
+    "choice i is the one taken" (its guard holds and no earlier one does), one entry per
+    choice, `<row id>:choice<i>` (i from 1), target its activity. A choice whose own guard is
+    unchanged is "same": where it is taken differently, an earlier choice changed and
+    that one is reported."""
+    choices = row.transition.activity_choice
+    if not choices or len(row.choices) != len(choices) or len(other.choices) != len(choices):
+        return []
+    out = []
+    for i, choice in enumerate(choices):
+        ta, tb = _taken(row.choices, i), _taken(other.choices, i)
+        base: dict[str, Any] = {
+            "id": f"{row.id}:choice{i + 1}",
+            "label": f"{_label(row)}:{i + 1}",
+            "source": row.source,
+            "target": (row.target[0], choice.activity),
+            "old": row.choices[i].simplified,
+            "new": other.choices[i].simplified,
+            "old_status": row.choices[i].status,
+            "new_status": other.choices[i].status,
+        }
+        if row.choices[i].simplified == other.choices[i].simplified:
+            # taken differently only because an earlier choice changed: reported there
+            out.append(RowDiff(**base, verdict="same"))
+            continue
+        out.append(_compare_texts(an, row.source, base, ta, tb))
+    return out
+
+
+def _taken(guards: tuple[CompiledGuard, ...], i: int) -> str:
+    """ "choice i is taken" as a two-valued expression over the choices' simplified texts."""
+    parts = [holds_expr(guards[i].simplified)]
+    parts += [f"!{holds_expr(g.simplified)}" for g in guards[:i]]
+    return " && ".join(parts)
+
+
+def _compare_texts(
+    an: Any, source: tuple[str, str], base: dict[str, Any], ta: str, tb: str
+) -> RowDiff:
+    """`_compare` for two boolean texts (an activity choice taken or not)."""
+    if ta == tb:
+        return RowDiff(**base, verdict="same")
+    disagree = parse(f"{holds_expr(ta)} =!= {holds_expr(tb)}")
+    found = an.sat(disagree, an.assume(source))
+    if found.verdict == "unsat":
+        proof = PROOF_METHOD if found.exact else found.proof
+        return RowDiff(**base, verdict="equivalent", proof=f"never disagree: {proof}")
+    if found.verdict != "sat" and _regions_equivalent(an, ta, tb, source):
+        return RowDiff(**base, verdict="equivalent", proof=f"never disagree: {PROOF_METHOD}")
+    if found.verdict == "sat" and found.witness is not None:
+        my, target = found.witness.as_dicts()
+        my = {**my, **an.assume(source)}
+        now = found.witness.now
+        fa = holds(compile_expr(parse(ta))(my, target or None, now=now))
+        fb = holds(compile_expr(parse(tb))(my, target or None, now=now))
+        if fa != fb:
+            return RowDiff(
+                **base, verdict="differ", witness=found.witness, old_holds=fa, new_holds=fb
+            )
+    return RowDiff(**base, verdict="unknown", proof=found.proof or "no witness confirmed")
 
 
 def _compare(an: Any, row: Row, other: Row) -> RowDiff:

@@ -55,11 +55,12 @@ class Divergence:
 
 
 def fired(trace: Trace, table: StateTable) -> tuple[str, ...]:
-    """The transitions `trace` fires under `table`: `number@t` each."""
+    """The transitions `trace` fires under `table`: `number->State/Activity@t` each (the
+    target too: an activity choice changes where a transition goes, not whether)."""
     from runtime.trace import replay
 
     slot: Any = replay(trace, table)
-    return tuple(f"{f.number}@{f.t:g}" for f in slot.fired)
+    return tuple(f"{f.number}->{'/'.join(f.target)}@{f.t:g}" for f in slot.fired)
 
 
 def _candidates(

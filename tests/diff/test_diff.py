@@ -182,3 +182,37 @@ def test_equivalent_policies_never_diverge_on_random_traces(
     a = [(f.number, f.t) for f in replay(trace, old).fired]
     b = [(f.number, f.t) for f in replay(trace, new).fired]
     assert a == b
+
+
+def _taken(table: StateTable, row_id: str, choice: int, ads: tuple[dict, dict, int]) -> bool:
+    """Activity choice `choice` (from 1) of the row is the one taken: its expanded text
+    holds and no earlier one's does."""
+    my, target, now = ads
+    values = [
+        holds(compile_expr(g.expanded)(my, target or None, now=now))
+        for g in table.row(row_id).choices[:choice]
+    ]
+    return values[-1] and not any(values[:-1])
+
+
+def test_an_activity_choice_change_differs_and_a_rewrite_does_not() -> None:
+    """WANT_VACATE chooses Preempting/Vacating or /Killing (6.8): no guard changes, but the
+    transition goes elsewhere. Checked on the expanded (unsimplified) choice texts."""
+    era = "condor-6.8"
+
+    def table(text: str) -> StateTable:
+        return compile_policy(load_config(text=text, era=era), era, "code")
+
+    old, new = table(""), table("WANT_VACATE = False\n")
+    changed = diff_tables(old, new).changed
+    assert changed and all(":" in r.id for r in changed)
+    assert {r.target for r in changed} == {("Preempting", "Vacating")}
+    for r in changed:
+        assert r.witness is not None
+        my, target = r.witness.as_dicts()
+        my = {**my, "State": r.source[0], "Activity": r.source[1]}
+        row_id, _, choice = r.id.rpartition(":choice")
+        ads = (my, target, r.witness.now)
+        assert _taken(old, row_id, int(choice), ads) and not _taken(new, row_id, int(choice), ads)
+    rewrite = table("WANT_VACATE = $(WANT_VACATE) || False\n")
+    assert diff_tables(old, rewrite).equivalent

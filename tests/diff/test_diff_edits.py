@@ -5,7 +5,8 @@ An edit redefines one policy knob of one single-slot example: TRUE, FALSE, its n
 or its first number changed. When `diff` reports rows that differ and at least one of them
 leaves a pair the old or the new policy can reach (compiler.analysis.reachable_pairs), the
 trace `diff --trace` writes must be found, and replaying it (runtime.trace.replay, the
-engine `condor-policy run` uses) with each policy must fire different transitions. When
+engine `condor-policy run` uses) with each policy must fire different transitions (or
+the same transition into another activity: WANT_VACATE's choice). When
 no differing row leaves a reachable pair, no trace can show the difference and none is
 asked for. The multi-slot examples (slot-to-slot attributes such as vm1_Activity or
 slot1_State) are left out: one slot's trace cannot set another slot's state.
@@ -92,8 +93,8 @@ def _check(case: tuple[str, str], knob: str, edit: str) -> None:
     found = divergent_trace(old, old_config, new, new_config, witnesses, [r.id for r in changed])
     assert found is not None, f"{era} {prefix} {knob} {edit}: {[r.id for r in reachable]}"
     # the judge: the engine `run` uses, on the trace as written
-    fired_old = [f.id for f in replay(found.trace, old).fired]
-    fired_new = [f.id for f in replay(found.trace, new).fired]
+    fired_old = [(f.id, f.target) for f in replay(found.trace, old).fired]
+    fired_new = [(f.id, f.target) for f in replay(found.trace, new).fired]
     assert fired_old != fired_new
 
 
@@ -102,6 +103,7 @@ def _check(case: tuple[str, str], knob: str, edit: str) -> None:
 @example(case=("condor-6.8", "05"), knob="WANT_SUSPEND", edit="true")  # a job attribute decides
 @example(case=("condor-6.8", "01"), knob="SUSPEND", edit="number")
 @example(case=("condor-6.8", "04"), knob="SUSPEND", edit="number")  # the witness's JobStart
+@example(case=("condor-6.8", "01"), knob="WANT_VACATE", edit="false")  # an activity choice
 @example(case=("htcondor-current", "01"), knob="START", edit="false")
 def test_every_divergent_trace_of_a_single_knob_edit_replays_differently(
     case: tuple[str, str], knob: str, edit: str

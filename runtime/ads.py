@@ -31,6 +31,7 @@ from compiler.classad import (
     unparse,
 )
 from compiler.classad.ast import Expr
+from compiler.slots import naming
 from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 
 #: Activities whose time counts as job run time (Claim::getJobTotalRunTime).
@@ -509,10 +510,11 @@ def ad_layout(
     order, with a `Moving` marker for each value that moves with the clock or with the
     sensors named `sensor_names`: everything else stays while the record and the pair
     do, so a slot polled again only refreshes the markers (runtime.slot_ad)."""
+    named = naming(spec.era)  # slot1 and SlotID; 6.x vm1 and VirtualMachineID
     ad: dict[str, Any] = {
         "MyType": "Machine",
-        "Name": f"slot{slot_id}@localhost",
-        "SlotID": slot_id,
+        "Name": f"{named.prefix}{slot_id}@localhost",
+        named.id_attribute: slot_id,
         "EnteredCurrentState": int(state.entered_state),
         "EnteredCurrentActivity": int(state.entered_activity),
         "LastBenchmark": int(state.last_benchmark),

@@ -11,6 +11,7 @@ Public API (the runtime imports these from here)
 ------------------------------------------------
 `build_layout(config, hardware, *, semantics)`, `hardware_from(document, file)`,
 `read_document(path)` (a JSON or YAML input file), `slot_attrs(config)` (STARTD_SLOT_ATTRS),
+`naming(era)` (slot names, id attribute, knob spellings of an era: 6.x `vm1`),
 `slot_view(config, name, *, semantics)` (the configuration as one slot reads it),
 `layout_report(layout)`, `slot_ad(layout, slot)`, `json_ad(ad)`, `Expression`;
 `split(layout, carved, job, *, semantics)`, `release(carved, name)`, `Carved`, `NO_FIT`,
@@ -20,9 +21,11 @@ Public API (the runtime imports these from here)
 
 from compiler.slots.consumption import negotiator_report
 from compiler.slots.layout import (
+    Naming,
     SlotLayoutError,
     build_layout,
     hardware_from,
+    naming,
     read_document,
     slot_attrs,
     slot_view,
@@ -38,6 +41,7 @@ __all__ = [
     "Hardware",
     "Layout",
     "Machine",
+    "Naming",
     "Share",
     "Slot",
     "SlotLayoutError",
@@ -47,6 +51,7 @@ __all__ = [
     "jobs_report",
     "json_ad",
     "layout_report",
+    "naming",
     "negotiator_report",
     "pslot_of",
     "read_document",

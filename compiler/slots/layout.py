@@ -24,6 +24,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import msgspec
+
 from compiler import yamlcache
 from compiler.config import Config
 from compiler.errors import PolicyError
@@ -97,6 +99,55 @@ def facts(semantics: str) -> Facts:
         str(entry["dslot_disk"]),
         MappingProxyType(dict(entry.get("knob_defaults") or {})),
     )
+
+
+@dataclass(frozen=True)
+class Naming:
+    """How one era's startd names its slots (spec/slots.yaml `eras`): `vm1` and
+    VirtualMachineID in 6.x, `slot1` and SlotID since 6.9; the 6.x knob spellings read as
+    today's (`spelling`: old name or prefix -> new); whether partitionable slots exist;
+    the knobs listing the attributes each slot publishes of the others."""
+
+    prefix: str
+    id_attribute: str
+    partitionable: bool
+    spelling: Mapping[str, str]
+    cross_slot_knobs: tuple[str, ...]
+
+
+@cache
+def naming(era: str) -> Naming:
+    """The slot naming of `era` (spec/slots.yaml `eras`)."""
+    path = data_path("slots.yaml")
+    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
+    entry = document["eras"].get(era)
+    if entry is None:
+        raise PolicyError(f"unknown era '{era}' for slots", file=str(path))
+    return Naming(
+        str(entry["prefix"]),
+        str(entry["id_attribute"]),
+        bool(entry["partitionable"]),
+        MappingProxyType({str(k): str(v) for k, v in (entry.get("spelling") or {}).items()}),
+        tuple(str(k) for k in entry.get("cross_slot_knobs") or ()),
+    )
+
+
+def spelled(config: Config) -> Config:
+    """`config` with its era's old knob spellings (NUM_VIRTUAL_MACHINES,
+    VIRTUAL_MACHINE_TYPE_<N> ...) also defined under today's names, at the same place
+    (so an error about them points at the line that wrote them)."""
+    spelling = naming(config.era).spelling
+    if not spelling:
+        return config
+    table = config.table.copy()
+    for key, definitions in list(config.table.definitions.items()):
+        for old, new in sorted(spelling.items(), key=lambda kv: -len(kv[0])):
+            if key.startswith(old) and (old.endswith("_") or key == old or key[len(old)] == "_"):
+                modern = new + key[len(old) :]
+                for d in definitions:
+                    table.define(msgspec.structs.replace(d, name=modern))
+                break
+    return Config(config.era, config.subsystem, table, config.env, config.files, config.warnings)
 
 
 # -- small C-like helpers -------------------------------------------------------------------
@@ -414,6 +465,8 @@ def _type_knobs(config: Config, type_id: int, customs: Mapping[str, float],
 def _type0_partitionable(config: Config, semantics: str) -> bool:
     """Whether the evenly divided type 0 is partitionable: SLOT_TYPE_0_PARTITIONABLE
     when configured, else the semantics' default (spec/slots.yaml)."""
+    if not naming(config.era).partitionable:
+        return False
     known = facts(semantics)
     default = known.type0_partitionable
     if known.num_slots_static and config.get("NUM_SLOTS") is not None:
@@ -439,10 +492,13 @@ def slot_view(config: Config, name: str, *, semantics: str) -> Config:
     knobs before the plain ones): slot `slot<N>` or a dynamic slot `slot<N>_<k>` of it,
     numbered as the startd numbers its slots (types in ascending order), with the cores
     the configuration gives (NUM_CPUS, by default this host's DETECTED_CPUS)."""
-    found = re.fullmatch(r"slot(\d+)(?:_(\d+))?", name, re.IGNORECASE)
+    config = spelled(config)
+    prefix = naming(config.era).prefix
+    found = re.fullmatch(rf"{prefix}(\d+)(?:_(\d+))?", name, re.IGNORECASE)
     if found is None:
         raise PolicyError(
-            f"{name!r} is not a slot name (slot1, slot2, slot1_3, ...)", file="--slot"
+            f"{name!r} is not a slot name in {config.era} ({prefix}1, {prefix}2, {prefix}1_3, ...)",
+            file="--slot",
         )
     slot_id = int(found.group(1))
     cpus = float(_int_knob(config, "NUM_CPUS", _int_knob(config, "DETECTED_CPUS", 1)))
@@ -656,15 +712,18 @@ def _bind(drafts: list[_Draft], types: Mapping[int, SlotType], ids: Mapping[str,
     return bound
 
 
-def slot_name(slot_type: SlotType, slot_id: int, prefix: str | None) -> str:
-    """`SLOT_TYPE_<N>_NAME_PREFIX`, else STARTD_RESOURCE_PREFIX, else `slot`, + the id."""
-    own = slot_type.knobs.get("NAME_PREFIX") or prefix or "slot"
+def slot_name(
+    slot_type: SlotType, slot_id: int, prefix: str | None, era_prefix: str = "slot"
+) -> str:
+    """`SLOT_TYPE_<N>_NAME_PREFIX`, else STARTD_RESOURCE_PREFIX, else the era's (`slot`,
+    6.x `vm`), + the id."""
+    own = slot_type.knobs.get("NAME_PREFIX") or prefix or era_prefix
     return f"{own}{slot_id}"
 
 
 def build_layout(config: Config, hardware: Hardware, *, semantics: str = "code") -> Layout:
     """The slots the startd on `hardware` builds from `config` (or a `SlotLayoutError`)."""
-    config = with_hardware(config, hardware)
+    config = with_hardware(spelled(config), hardware)
     machine = machine_totals(config, hardware)
     types, order = slot_types(config, machine, semantics=semantics)
     _quantity, ids = _custom_resources(config, hardware)
@@ -688,7 +747,7 @@ def build_layout(config: Config, hardware: Hardware, *, semantics: str = "code")
         kind: SlotKind = "partitionable" if slot_type.partitionable else "static"
         a = draft.amounts
         slot = Slot(
-            name=slot_name(slot_type, draft.slot_id, prefix),
+            name=slot_name(slot_type, draft.slot_id, prefix, naming(config.era).prefix),
             slot_id=draft.slot_id,
             type_id=draft.type_id,
             kind=kind,
@@ -701,7 +760,7 @@ def build_layout(config: Config, hardware: Hardware, *, semantics: str = "code")
             minimal=draft.minimal,
         )
         slots.append(slot)
-    return Layout(hardware, machine, MappingProxyType(types), tuple(slots))
+    return Layout(hardware, machine, MappingProxyType(types), tuple(slots), config.era)
 
 
 _HW_KEYS = ("cpus", "memory_mb", "disk_kb", "swap_kb")
@@ -777,14 +836,12 @@ def read_document(path: str) -> Any:
 
 #: The knobs whose attributes the startd copies from every slot into every slot ad as
 #: `slot<N>_<attr>` (23.0 startd_main.cpp `init_params`: param_and_insert_unique_items).
-SLOT_ATTR_KNOBS = ("STARTD_SLOT_ATTRS", "STARTD_SLOT_EXPRS", "SYSTEM_STARTD_SLOT_ATTRS")
-
-
 def slot_attrs(config: Config) -> tuple[str, ...]:
     """The cross-slot attributes a configuration asks for, in order, each once
-    (case-insensitively), from the lists of SLOT_ATTR_KNOBS (commas or blanks)."""
+    (case-insensitively), from the lists of the era's cross-slot knobs (`naming`:
+    STARTD_SLOT_ATTRS ..., 6.8 STARTD_VM_EXPRS; commas or blanks)."""
     seen: dict[str, str] = {}
-    for knob in SLOT_ATTR_KNOBS:
+    for knob in naming(config.era).cross_slot_knobs:
         for item in re.split(r"[\s,]+", config.get(knob) or ""):
             if item and item.lower() not in seen:
                 seen[item.lower()] = item

@@ -133,6 +133,8 @@ class Layout:
     machine: Machine
     types: Mapping[int, SlotType]
     slots: tuple[Slot, ...]
+    #: the era the startd belongs to (its slot naming: compiler.slots.layout.naming)
+    era: str = "htcondor-current"
 
     def slot(self, name: str) -> Slot:
         """The slot called `name` (KeyError when there is none)."""

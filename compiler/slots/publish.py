@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from compiler.slots.layout import naming
 from compiler.slots.model import Layout, Machine, Slot
 
 
@@ -96,7 +97,7 @@ def slot_ad(layout: Layout, slot: Slot, host: str | None = None) -> dict[str, ob
     total = slot.total or slot
     ad: dict[str, object] = {
         "Name": f"{slot.name}@{host}" if host else slot.name,
-        "SlotID": slot.slot_id,
+        naming(layout.era).id_attribute: slot.slot_id,  # SlotID; 6.x VirtualMachineID
         "SlotTypeID": slot.type_id,
         "SlotType": _KIND_NAME[slot.kind],
         "Cpus": published_cpus(slot),

@@ -95,11 +95,15 @@ def add_slot_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def slot_assumptions(choice: PolicyChoice, assume: dict[str, object]) -> dict[str, object]:
-    """`assume` plus, under `--slot`, that slot's SlotID (its ad says so: a guard such as
-    `SlotID > 1` is decided for it); an explicit `--assume SlotID=...` wins."""
+    """`assume` plus, under `--slot`, that slot's SlotID (6.x: VirtualMachineID; its ad
+    says so: a guard such as `SlotID > 1` is decided for it); an explicit `--assume
+    SlotID=...` wins."""
+    from compiler.slots import naming
+
     slot_id = choice.config.slot_id
-    if slot_id is not None and "slotid" not in {n.lower() for n in assume}:
-        return {**assume, "SlotID": slot_id}
+    attribute = naming(choice.config.era).id_attribute
+    if slot_id is not None and attribute.lower() not in {n.lower() for n in assume}:
+        return {**assume, attribute: slot_id}
     return assume
 
 

@@ -74,6 +74,9 @@ class Step:
     values: Mapping[str, Any] = field(default_factory=dict)
     line: int = 0
     slot: str | None = None
+    #: 1-based column of the step's `slot:` value (else of the step) in its trace file,
+    #: 0 when not read from a file: where a startd error about the step points
+    column: int = field(default=0, compare=False)
 
     def payload(self) -> dict[str, Any]:
         """An event step's keyword arguments for `send` (`how`, `job`)."""
@@ -440,6 +443,8 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
             r.error(t_entry[1], f"steps must be in time order (t={t} after t={last_t})")
         last_t = max(last_t, seconds)
         line = item.start_mark.line + 1
+        at = fields["slot"][1] if "slot" in fields else item
+        column = at.start_mark.column + 1
         slot_name = None
         if "slot" in fields:
             slot_name = _value(fields["slot"][1])
@@ -463,18 +468,24 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if job is not None and not isinstance(job, dict):
                     r.error(fields["job"][1], "job must be a mapping of job attributes")
                     job = None
-                steps.append(Step(seconds, "event", name, how, job, line=line, slot=slot_name))
+                steps.append(
+                    Step(seconds, "event", name, how, job, line=line, slot=slot_name, column=column)
+                )
             case "tick":
                 if value is not True:
                     r.error(value_node, "tick must be true")
-                steps.append(Step(seconds, "tick", line=line, slot=slot_name))
+                steps.append(Step(seconds, "tick", line=line, slot=slot_name, column=column))
             case "set" | "set_job":
                 if not isinstance(value, dict) or not value:
                     r.error(value_node, f"{kind} must be a mapping of attributes")
                     continue
                 if kind == "set":
                     _check_idle(r, value_node, value)
-                steps.append(Step(seconds, kind, values=dict(value), line=line, slot=slot_name))
+                steps.append(
+                    Step(
+                        seconds, kind, values=dict(value), line=line, slot=slot_name, column=column
+                    )
+                )
     return steps
 
 
@@ -524,6 +535,7 @@ def replay(
             _apply(slot, step)
         except PolicyError as err:
             err.file, err.line = trace.file, step.line
+            err.column = step.column or None
             raise
         if observer is not None:
             observer(slot, index, True)
@@ -614,6 +626,7 @@ def replay_startd(
             _apply_startd(startd, step)
         except PolicyError as err:
             err.file, err.line = trace.file, step.line
+            err.column = step.column or None
             raise
     startd.advance(end)
     return startd

@@ -222,3 +222,19 @@ def test_without_the_cross_slot_attribute_nothing_is_suspended() -> None:
     `=!= "Claimed"` is then TRUE, and the suspendable job runs on beside slot1's."""
     startd = _replay_config(SUSPENDABLE, SUSPENDABLE_TRACE, STARTD_SLOT_ATTRS="")
     assert _at(startd, "slot2", 14) == []
+
+
+def test_a_missing_slot_points_at_the_slot_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trace = (
+        "hardware: {cpus: 2, memory_mb: 2048, disk_kb: 1000, swap_kb: 1000}\n"
+        "steps:\n"
+        "  - {t: 2, slot: slot7, event: claim}\n"
+    )
+    path = tmp_path / "bad.yaml"
+    path.write_text(trace)
+    assert main(["run", "--trace", str(path)]) == 2
+    err = capsys.readouterr().err
+    column = trace.splitlines()[2].index("slot7") + 1
+    assert f"{path}:3:{column}: no slot 'slot7'" in err and "Traceback" not in err

@@ -10,9 +10,10 @@ so the lower bounds of `buildSlot` apply, the disk percentage rule), `ResAttribu
 lowest free sub-id), `Resource::clear_parent` (release). Where the seed and 23.0 differ
 (the d-slot's disk) the choice is spec data (spec/slots.yaml `dslot_disk`).
 
-Partitionable slots under a consumption policy are sized by compiler.slots.consumption
-on the negotiator side; here such a p-slot is split like any other (the startd's view of
-a consumption-policy p-slot is left to that module).
+Under a consumption policy (CONSUMPTION_POLICY) the d-slot is sized by what the request
+consumes (compiler.slots.consumption.compute_consumption over the possibly modified
+request), as 23.0's `create_dslot` builds its type description from the consumption:
+whole numbers, Disk as the one-decimal percentage, no swap, no Require<name>.
 """
 
 from __future__ import annotations
@@ -156,18 +157,22 @@ def split(
         if must or not _requirements(layout, pslot, request):
             return carved, None, NO_FIT
     slot = _ad(layout, pslot)
-    cpus = _job_integer(request, slot, "RequestCpus")
-    cpus = 1 if cpus is None else cpus
-    memory = _job_integer(request, slot, "RequestMemory")
-    if memory is None:
-        return carved, None, "No memory request in incoming ad, aborting..."
-    disk = _job_integer(request, slot, "RequestDisk")
-    if disk is None:
-        return carved, None, "No disk request in incoming ad, aborting..."
     machine = layout.machine
+    consumed = _consumed(layout, pslot, request, slot)
+    if consumed is not None:
+        cpus, memory, disk = (int(consumed.get(a.lower(), 0.0)) for a in ("Cpus", "Memory", "Disk"))
+    else:
+        cpus = _job_integer(request, slot, "RequestCpus")
+        cpus = 1 if cpus is None else cpus
+        memory = _job_integer(request, slot, "RequestMemory")
+        if memory is None:
+            return carved, None, "No memory request in incoming ad, aborting..."
+        disk = _job_integer(request, slot, "RequestDisk")
+        if disk is None:
+            return carved, None, "No disk request in incoming ad, aborting..."
     swap_fraction = 1.0  # not requested: an unpaid auto share (the whole swap, 23.0)
     paid_swap = 0.0
-    swap_kb = _job_integer(request, slot, "RequestVirtualMemory")
+    swap_kb = None if consumed is not None else _job_integer(request, slot, "RequestVirtualMemory")
     if swap_kb is not None and machine.swap_kb > 0:
         paid_swap = max(math.ceil(swap_kb / machine.swap_kb * 100), 1) / 100
         swap_fraction = paid_swap
@@ -175,11 +180,15 @@ def split(
     assigned: dict[str, tuple[str, ...]] = {}
     free = _ids_to_bind(pslot, list(carved.dslots.values()))
     for name in machine.custom:
-        wanted = _evaluate_knob(f"TARGET.Request{name}", slot, request)
-        amount = float(wanted) if isinstance(wanted, int | float) and not isinstance(wanted, bool) else 0.0  # fmt: skip
+        if consumed is not None:
+            amount = float(int(consumed.get(name.lower(), 0.0)))
+        else:
+            wanted = _evaluate_knob(f"TARGET.Request{name}", slot, request)
+            amount = float(wanted) if isinstance(wanted, int | float) and not isinstance(wanted, bool) else 0.0  # fmt: skip
         custom[name] = amount
         if name in pslot.assigned and amount > 0:
-            require = _lookup(request, f"Require{name}")
+            # under a consumption policy the type description has no Require<name>
+            require = None if consumed is not None else _lookup(request, f"Require{name}")
             chosen = [
                 i
                 for i in free.get(name, [])
@@ -226,6 +235,20 @@ def split(
     dslots = dict(carved.dslots)
     dslots[dslot.name] = dslot
     return Carved(remaining, MappingProxyType(dslots)), dslot, ""
+
+
+def _consumed(
+    layout: Layout, pslot: Slot, request: Mapping[str, Any], slot: Mapping[str, Any]
+) -> dict[str, float] | None:
+    """Under a consumption policy, what the request consumes of the p-slot, by lower-cased
+    asset (23.0 `create_dslot`: the d-slot's type description is the consumption, whole
+    numbers except Disk, instead of the Request* amounts); None without one."""
+    if not consumption_policy(layout, pslot):
+        return None
+    from compiler.slots.consumption import compute_consumption
+
+    found = compute_consumption(request, slot)
+    return {asset.lower(): max(amount, 0.0) for asset, amount in found.amounts.items()}
 
 
 def _taken(carved: Carved, sub_id: int) -> bool:
@@ -318,12 +341,6 @@ def jobs_report(
     """DESIGN.md's `slots --jobs` keys: `dynamic`, `refused`, `remaining`,
     `dynamic_slots_at_end` after applying JOBS in order to its partitionable slot."""
     pslot = pslot_of(layout, doc, file)
-    if consumption_policy(layout, pslot):
-        raise JobsError(
-            f"{pslot.name} has a consumption policy: the startd sizes its dynamic slots from "
-            "the consumption (compiler.slots.consumption); use --negotiator",
-            file=file,
-        )
     jobs = doc.get("jobs")
     if not isinstance(jobs, list):
         raise JobsError("'jobs' must be a list of job ads and releases", file=file)

@@ -70,6 +70,14 @@ def consumption_policy(layout: Layout, slot: Slot) -> bool:
     return slot.kind == "partitionable" and (knob or "").strip().lower() in ("true", "1")
 
 
+def _under_consumption_policy(layout: Layout, slot: Slot) -> bool:
+    """A consumption-policy p-slot, or a dynamic slot carved from one: both publish the
+    Consumption<asset> texts and the consumption variant of WithinResourceLimits (23.0
+    `Reqexp::config` and `Resource::publish_static`: `r_has_cp || parent's r_has_cp`)."""
+    knob = layout.types[slot.type_id].knobs.get("CONSUMPTION_POLICY")
+    return slot.kind != "static" and (knob or "").strip().lower() in ("true", "1")
+
+
 def machine_ad(layout: Layout) -> dict[str, object]:
     """The machine-wide totals every slot publishes (`MachAttributes::publish_static`)."""
     machine = layout.machine
@@ -127,7 +135,7 @@ def slot_ad(layout: Layout, slot: Slot, host: str | None = None) -> dict[str, ob
     ad["Start"] = Expression(start)
     if slot.kind == "static":
         ad["Requirements"] = Expression("START")
-    elif not consumption_policy(layout, slot):
+    elif not _under_consumption_policy(layout, slot):
         ad["WithinResourceLimits"] = Expression(within_resource_limits(tuple(machine.custom)))
         ad["Requirements"] = Expression("START && (WithinResourceLimits)")
     else:
@@ -152,7 +160,8 @@ def _consumption_attributes(layout: Layout, slot: Slot) -> dict[str, object]:
     limits = consumption.within_resource_limits_text(tuple(layout.machine.custom), knobs)
     ad["WithinResourceLimits"] = Expression(limits)
     ad["Requirements"] = Expression("START && (WithinResourceLimits)")
-    ad["NumClaims"] = consumption.num_claims(knobs, (slot.total or slot).cpus)
+    if slot.kind == "partitionable":  # `if (r_has_cp)`: the p-slot's claim objects
+        ad["NumClaims"] = consumption.num_claims(knobs, (slot.total or slot).cpus)
     return ad
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from compiler.config import load_config
 from compiler.slots.layout import build_layout
 from compiler.slots.model import Hardware
-from compiler.slots.partition import NO_FIT, Carved, JobsError, jobs_report, release, split
+from compiler.slots.partition import NO_FIT, Carved, jobs_report, release, split
 
 SEED_HW = Hardware(cpus=10, memory_mb=10240, disk_kb=10_240_000, swap_kb=4_000_000)
 JOB_A = {"RequestCpus": 3, "RequestMemory": 1024, "RequestDisk": 10240}
@@ -164,7 +164,76 @@ def test_any_sequence_of_splits_and_releases(steps, semantics) -> None:
     assert abs(back.disk - original.disk) < 1e-9
 
 
-def test_a_consumption_policy_pslot_is_left_to_the_negotiator_view() -> None:
-    with pytest.raises(JobsError) as caught:
-        report([JOB_A], "CONSUMPTION_POLICY = true\n")
-    assert "consumption policy" in caught.value.message and "--negotiator" in caught.value.message
+#: HTCondor's job_consumption_policies_basic_van.run (23.0 src/condor_tests): four
+#: consumption-policy p-slot types on one startd (cpu-, memory-, token- and
+#: whole-slot-centric), 13 jobs asking for 1 core, 1 MB, 1 KB.
+BASIC_VAN = """
+NUM_CPUS = 20
+MACHINE_RESOURCE_tokens = 3
+CONSUMPTION_POLICY = True
+CONSUMPTION_CPUS = ifthenelse(target.Cpus isnt undefined, quantize(target.Cpus, {1}), 1)
+CONSUMPTION_MEMORY = ifthenelse(target.Memory isnt undefined, quantize(target.Memory, {1}), 1)
+CONSUMPTION_DISK = ifthenelse(target.Disk isnt undefined, quantize(target.Disk, {100}), 100)
+CONSUMPTION_TOKENS = ifthenelse(target.Tokens isnt undefined, target.Tokens, 0)
+SLOT_WEIGHT = Cpus
+SLOT_TYPE_1 = cpus=5,memory=100,disk=25%,tokens=0
+SLOT_TYPE_1_PARTITIONABLE = True
+NUM_SLOTS_TYPE_1 = 1
+SLOT_TYPE_2 = cpus=5,memory=100,disk=25%,tokens=0
+SLOT_TYPE_2_PARTITIONABLE = True
+NUM_SLOTS_TYPE_2 = 1
+SLOT_TYPE_2_CONSUMPTION_MEMORY = quantize(target.RequestMemory, {25})
+SLOT_TYPE_2_SLOT_WEIGHT = floor(Memory / 25)
+SLOT_TYPE_3 = cpus=5,memory=100,disk=25%,tokens=3
+SLOT_TYPE_3_PARTITIONABLE = True
+NUM_SLOTS_TYPE_3 = 1
+SLOT_TYPE_3_CONSUMPTION_TOKENS = 1
+SLOT_TYPE_3_CONSUMPTION_CPUS = 0
+SLOT_TYPE_3_CONSUMPTION_MEMORY = 0
+SLOT_TYPE_3_CONSUMPTION_DISK = 0
+SLOT_TYPE_3_SLOT_WEIGHT = Tokens
+SLOT_TYPE_4 = cpus=5,memory=100,disk=25%,tokens=0
+SLOT_TYPE_4_PARTITIONABLE = True
+NUM_SLOTS_TYPE_4 = 1
+SLOT_TYPE_4_CONSUMPTION_CPUS = TotalSlotCpus
+SLOT_TYPE_4_CONSUMPTION_MEMORY = TotalSlotMemory
+SLOT_TYPE_4_CONSUMPTION_DISK = floor(0.9 * Disk)
+SLOT_TYPE_4_CONSUMPTION_TOKENS = TotalSlotTokens
+MUST_MODIFY_REQUEST_EXPRS = False
+START = (Cpus > 0) || (SlotType is "Dynamic")
+"""
+BASIC_VAN_JOB = {"RequestCpus": 1, "RequestMemory": 1, "RequestDisk": 1}
+
+
+@pytest.mark.parametrize(
+    ("pslot", "claims", "dslot", "left"),
+    [
+        # (SlotWeight, Cpus, Memory, Tokens) as the test's `condor_status -af` checks them
+        ("slot1", 5, (1, 1, 1, 0), (0, 0, 95, 0)),
+        ("slot2", 4, (1, 1, 25, 0), (0, 1, 0, 0)),
+        ("slot3", 3, (1, 1, 1, 1), (0, 2, 97, 0)),
+        ("slot4", 1, (5, 5, 100, 0), (0, 0, 0, 0)),
+    ],
+)
+def test_consumption_policy_pslots_split_as_htcondors_basic_van_test_sees(
+    pslot: str, claims: int, dslot: tuple[int, ...], left: tuple[int, ...]
+) -> None:
+    """The startd sizes each dynamic slot from the consumption (23.0 `create_dslot`):
+    the d-slots and what each p-slot keeps after the test's 13 jobs (the p-slot's
+    SlotWeight and resources after its last claim; one claim more is refused)."""
+    hw = Hardware(cpus=20, memory_mb=1024, disk_kb=1_000_000, swap_kb=100_000)
+    jobs = [BASIC_VAN_JOB] * (claims + 1)
+    out = report(jobs, BASIC_VAN, hw=hw, pslot=pslot)
+    made = out["dynamic"]
+    assert len(made) == claims and [r["request_index"] for r in out["refused"]] == [claims]
+    for record in made:
+        assert (record["SlotWeight"], record["Cpus"], record["Memory"], record["tokens"]) == dslot
+    remaining = out["remaining"]
+    assert (remaining["Cpus"], remaining["Memory"], remaining["tokens"]) == left[1:]
+
+
+def test_a_consumption_policy_sizes_the_dynamic_slot_not_the_request() -> None:
+    text = "CONSUMPTION_POLICY = true\nCONSUMPTION_CPUS = 2\nCONSUMPTION_MEMORY = 512\n"
+    out = report([JOB_A], text)
+    (made,) = out["dynamic"]
+    assert (made["Cpus"], made["Memory"]) == (2, 512)  # JOB_A asked for 3 and 1024

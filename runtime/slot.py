@@ -54,6 +54,7 @@ from runtime.ads import (
     apply_action,
     eval_context,
     policy_exprs,
+    retirement_remaining,
 )
 from runtime.clock import SimClock
 from runtime.engine import Engine
@@ -442,7 +443,8 @@ class Slot:
         before each of this slot's evaluations, silently (unlike a trace's `set:`): the
         predicate `AllSlotsDrained` (`ResMgr::drainingIsComplete`) and the other slots'
         attributes the startd copies into every slot ad (`slot<N>_<attr>` for
-        STARTD_SLOT_ATTRS: `Resource::publish_SlotAttrs`)."""
+        STARTD_SLOT_ATTRS: `Resource::publish_SlotAttrs`); a predicate given as None is
+        the slot's own again (RetirementExpired outside a coordinated drain)."""
         names = self._predicate_names
         changed = False
         rest: dict[str, Any] = {}
@@ -450,6 +452,8 @@ class Slot:
             name = names.get(key.lower())
             if name is None:
                 rest[key] = value
+            elif value is None:  # the machine no longer decides it: the slot's own value
+                changed = self.overrides.pop(name, _UNSET) is not _UNSET or changed
             elif self.overrides.get(name, _UNSET) != value:
                 self.overrides[name] = value
                 changed = True
@@ -458,14 +462,18 @@ class Slot:
         if changed:
             self._invalidate()
 
-    def created(self, job: Mapping[str, Any]) -> None:
+    def created(self, job: Mapping[str, Any], *, draining: str | None = None) -> None:
         """Start a slot that another slot's claim made, already in its initial pair: a
         dynamic slot carved out of a partitionable one for `job` (23.0 command.cpp
         `request_claim` -> Resource.cpp `create_dslot`: the new Resource starts in
         Owner/Idle and `accept_request_claim` moves it to Claimed at once, with no
         policy evaluation between). The entry actions of the initial pair as from
-        Owner/Idle (the claim begins, its lease timer starts), then the entry steps."""
+        Owner/Idle (the claim begins, its lease timer starts), then the entry steps.
+        `draining`: the machine drains (`ResMgr::isDraining` is the startd's), so the
+        slot is draining before its claim begins (the claim then waits for activation)."""
         self.request_job = dict(job)
+        if draining is not None:
+            self.perform((Action("start_draining", draining),), None)
         self._log(
             {
                 "kind": "created",
@@ -518,6 +526,14 @@ class Slot:
             self._job_ads.clear()
         self._job_ads[id(job)] = (job, ad)
         return ad
+
+    def retirement_left(self) -> float:
+        """Seconds of retirement the running job has left (`Resource::
+        evalRetirementRemaining`; 0 without a running job)."""
+        return retirement_remaining(
+            self.record, self.pair, self.clock.now(), self.policy, self.eval_ad(),
+            self.spec.helpers.retirement,
+        )  # fmt: skip
 
     def eval_ad(self, state: SlotState | None = None) -> ClassAd:
         """MY for the guards: the published ad plus the predicates (runtime.slot_ad); the

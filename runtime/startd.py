@@ -112,6 +112,10 @@ class Startd:
         self._slot_attrs = slot_attrs
         self.slots: dict[str, Slot] = {}
         self.carved: dict[str, Carved] = {}
+        #: the running drain's start expression (None: no drain, or one without)
+        self.draining: str | None = None  # how the machine drains (None: it does not)
+        self.drain_start: str | None = None
+        self._accepted_while_draining: set[str] = set()
         self.log: list[tuple[str, Report]] = []
         self._seen: dict[str, tuple[int, int]] = {}
         for record in layout.slots:
@@ -190,6 +194,11 @@ class Startd:
         """Deliver `event` to slot `name`; a claim on a partitionable slot carves."""
         if event == "claim" and name in self.carved:
             return self._claim_pslot(name, payload.get("job") or {})
+        if event == "drain":
+            payload = self._start_draining(payload)
+        elif event == "cancel_drain":
+            self.draining, self.drain_start = None, None
+            self._accepted_while_draining.clear()
         self._sync()
         fired = self.slots[name].send(event, **payload)
         self._collect(name)
@@ -210,9 +219,41 @@ class Startd:
         self._collect(name)
 
     # ------------------------------------------------------------------ across slots
+    def _knob(self, name: str) -> str | None:
+        """A machine-wide knob the layout read (compiler.slots GLOBAL_KNOBS)."""
+        for slot_type in self.layout.types.values():
+            return slot_type.knobs.get(name)
+        return None
+
+    def _start_draining(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The machine starts draining (`ResMgr::startDraining`): what every slot is sent.
+        A drain condor_defrag asks for (`defrag: true`) is DEFRAG_DRAINING_SCHEDULE
+        (default graceful) unless the step says `how`, with DEFRAG_DRAINING_START_EXPR (default FALSE) as its
+        start expression (defrag.cpp `Defrag::drain_this`). Only a graceful drain takes a
+        start expression: the step's `start`, else the defrag one, else
+        DEFAULT_DRAINING_START_EXPR; while draining, each slot publishes it as START, or
+        Requirements = False without one (`Reqexp::unavail`)."""
+        how = payload.get("how")
+        start = payload.get("start")
+        if payload.get("defrag"):
+            how = how or (self._knob("DEFRAG_DRAINING_SCHEDULE") or "graceful").strip().lower()
+            start = start or self._knob("DEFRAG_DRAINING_START_EXPR") or "FALSE"
+        if start is None:
+            start = self._knob("DEFAULT_DRAINING_START_EXPR")
+        if self.draining is None:
+            self.draining = how or "graceful"
+            self.drain_start = start if self.draining == "graceful" else None
+        forwarded = {k: v for k, v in payload.items() if k not in ("start", "defrag")}
+        if how is not None:
+            forwarded["how"] = how
+        return forwarded
+
     def _claim_pslot(self, name: str, job: Mapping[str, Any]) -> bool:
         now = self.clock.elapsed()
-        carved, dslot, reason = split(self.layout, self.carved[name], job, semantics=self.semantics)
+        start = (self.drain_start or "false") if self.draining is not None else None
+        carved, dslot, reason = split(
+            self.layout, self.carved[name], job, semantics=self.semantics, start=start
+        )
         if dslot is None:
             text = f"{name}: claim refused: {reason}"
             self.log.append(
@@ -231,11 +272,13 @@ class Startd:
         parent = self.slots[name]
         slot.schedule.update_due = parent.schedule.update_due  # one update timer per startd
         self.slots[dslot.name] = slot
+        if self.draining is not None:
+            self._accepted_while_draining.add(dslot.name)
         shown = {k: v for k, v in self._resources(dslot).items() if k in ("Cpus", "Memory", "Disk")}
         text = f"{name}: claim creates {dslot.name} ({', '.join(f'{k}={v}' for k, v in shown.items())}) in Claimed/Idle"
         self.log.append((name, Note(now, "created", name, dslot.name, text, shown)))
         self._sync()
-        slot.created(job)
+        slot.created(job, draining=self.draining)
         self._collect(dslot.name)
         return True
 
@@ -251,10 +294,37 @@ class Startd:
         which is the same for the literals State, Activity and the resources)."""
         drained = all(s.state == "Drained" for s in self.slots.values())
         cross = self._cross_slot_values()
-        for slot in self.slots.values():
+        coordinated = self._coordinated_retirement()
+        for name, slot in self.slots.items():
+            expired = None  # the slot's own RetirementExpired
+            if coordinated is not None and (
+                slot.pair_tuple() == ("Claimed", "Idle")
+                or (name in self._accepted_while_draining and slot.retirement_left() > 0)
+            ):
+                expired = coordinated <= 0
             slot.set_from_machine(
-                {"AllSlotsDrained": drained and slot.record.draining is not None, **cross}
+                {
+                    "AllSlotsDrained": drained and slot.record.draining is not None,
+                    "RetirementExpired": expired,
+                    **cross,
+                }
             )
+
+    def _coordinated_retirement(self) -> float | None:
+        """During a graceful drain, the retirement every slot may still use
+        (`ResMgr::gracefulDrainingTimeRemaining`): the longest any slot's job has left,
+        slots accepted while draining not counted; None when not draining gracefully.
+        A claimed idle slot, and a job accepted while draining, retire on it
+        (`Resource::retirementExpired`; jobs that match the drain's START are not told
+        apart here)."""
+        if self.draining != "graceful":
+            return None
+        left = [
+            slot.retirement_left()
+            for name, slot in self.slots.items()
+            if name not in self._accepted_while_draining
+        ]
+        return max(left, default=0.0)
 
     def _cross_slot_values(self) -> dict[str, Any]:
         if not self._slot_attrs:
@@ -284,6 +354,7 @@ class Startd:
     def _delete(self, name: str) -> None:
         parent = name.split("_", 1)[0]
         del self.slots[name]
+        self._accepted_while_draining.discard(name)
         del self._seen[name]
         carved = self.carved.get(parent)
         if carved is None or name not in carved.dslots:

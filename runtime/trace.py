@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from compiler import StateTable
+from compiler.classad import parse
 from compiler.errors import PolicyError, raise_all
 from compiler.spec import DEFAULT_ERA, ERAS, SEMANTICS, load_spec
 from compiler.textio import read_text
@@ -55,7 +56,7 @@ TOP_KEYS = (
     "hardware",
 )
 STEP_KINDS = ("tick", "event", "set", "set_job")
-STEP_KEYS = ("t", *STEP_KINDS, "how", "job", "note", "slot")
+STEP_KEYS = ("t", *STEP_KINDS, "how", "job", "note", "slot", "start", "defrag")
 
 
 class TraceError(PolicyError):
@@ -77,14 +78,22 @@ class Step:
     #: 1-based column of the step's `slot:` value (else of the step) in its trace file,
     #: 0 when not read from a file: where a startd error about the step points
     column: int = field(default=0, compare=False)
+    #: a drain's start expression (`condor_drain -start`), and whether condor_defrag
+    #: asked for the drain (DEFRAG_DRAINING_SCHEDULE / DEFRAG_DRAINING_START_EXPR)
+    start: str | None = None
+    defrag: bool = False
 
     def payload(self) -> dict[str, Any]:
-        """An event step's keyword arguments for `send` (`how`, `job`)."""
+        """An event step's keyword arguments for `send` (`how`, `job`, `start`, `defrag`)."""
         out: dict[str, Any] = {}
         if self.how is not None:
             out["how"] = self.how
         if self.job is not None:
             out["job"] = dict(self.job)
+        if self.start is not None:
+            out["start"] = self.start
+        if self.defrag:
+            out["defrag"] = True
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -101,6 +110,10 @@ class Step:
                     out["how"] = self.how
                 if self.job is not None:
                     out["job"] = dict(self.job)
+                if self.start is not None:
+                    out["start"] = self.start
+                if self.defrag:
+                    out["defrag"] = True
             case _:
                 out[self.kind] = dict(self.values)
         return out
@@ -361,6 +374,15 @@ def _checked(r: _Reader, root: yaml.Node | None) -> Trace:
                         line=step.line,
                     )
                 )
+            if step.start is not None or step.defrag:
+                r.errors.append(
+                    TraceError(
+                        "a drain's start: and defrag: decide which jobs a draining "
+                        "partitionable slot still takes: they need `hardware:` (a machine)",
+                        file=file,
+                        line=step.line,
+                    )
+                )
     raise_all(r.errors)
     return Trace(
         file=file,
@@ -468,8 +490,20 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                 if job is not None and not isinstance(job, dict):
                     r.error(fields["job"][1], "job must be a mapping of job attributes")
                     job = None
+                start, defrag = _drain_fields(r, fields, name)
                 steps.append(
-                    Step(seconds, "event", name, how, job, line=line, slot=slot_name, column=column)
+                    Step(
+                        seconds,
+                        "event",
+                        name,
+                        how,
+                        job,
+                        line=line,
+                        slot=slot_name,
+                        column=column,
+                        start=start,
+                        defrag=defrag,
+                    )
                 )
             case "tick":
                 if value is not True:
@@ -487,6 +521,37 @@ def _steps(r: _Reader, node: yaml.Node, events: Mapping[str, Any]) -> list[Step]
                     )
                 )
     return steps
+
+
+def _drain_fields(
+    r: Any, fields: dict[str, tuple[yaml.Node, yaml.Node]], event: str
+) -> tuple[str | None, bool]:
+    """A drain step's `start:` (a ClassAd expression) and `defrag:` (a boolean); other
+    events take neither."""
+    start: str | None = None
+    defrag = False
+    for key in ("start", "defrag"):
+        if key in fields and event != "drain":
+            r.error(fields[key][0], f"{key}: belongs to a drain step, not to {event}")
+    if "start" in fields and event == "drain":
+        node = fields["start"][1]
+        value = _value(node)
+        text = str(value).lower() if isinstance(value, bool) else value
+        if not isinstance(text, str | int | float) or isinstance(text, bool):
+            r.error(node, "start must be a ClassAd expression")
+        else:
+            try:
+                parse(str(text))
+                start = str(text)
+            except PolicyError as err:
+                r.error(node, f"start: {err.message}")
+    if "defrag" in fields and event == "drain":
+        value = _value(fields["defrag"][1])
+        if not isinstance(value, bool):
+            r.error(fields["defrag"][1], "defrag must be true or false")
+        else:
+            defrag = value
+    return start, defrag
 
 
 # ------------------------------------------------------------------------------ replay

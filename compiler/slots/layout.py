@@ -50,6 +50,10 @@ GLOBAL_KNOBS = (
     "MODIFY_REQUEST_EXPR_REQUESTDISK",
     "MUST_MODIFY_REQUEST_EXPRS",
     "STARTD_RESOURCE_PREFIX",
+    # draining (ResMgr::startDraining, condor_defrag's Defrag::drain_this)
+    "DEFAULT_DRAINING_START_EXPR",
+    "DEFRAG_DRAINING_START_EXPR",
+    "DEFRAG_DRAINING_SCHEDULE",
 )
 _EPSILON = 0.000001
 #: The share `min` / `minimal` stands for (`MINIMAL_SHARE`).

@@ -110,9 +110,14 @@ def _lookup(ad: Mapping[str, Any], name: str) -> object:
     return None
 
 
-def _requirements(layout: Layout, slot: Slot, job: Mapping[str, Any]) -> bool:
-    """The slot's Requirements with MY = slot, TARGET = job (non-boolean counts as false)."""
+def _requirements(
+    layout: Layout, slot: Slot, job: Mapping[str, Any], start: str | None = None
+) -> bool:
+    """The slot's Requirements with MY = slot, TARGET = job (non-boolean counts as false);
+    `start` replaces the slot's START (a draining startd: `Reqexp::unavail`)."""
     ad = _ad(layout, slot)
+    if start is not None:
+        ad["Start"] = parse(start)
     return evaluate(parse("Requirements"), ad, job) is True
 
 
@@ -145,16 +150,23 @@ def _ids_to_bind(pslot: Slot, lent: Sequence[Slot]) -> dict[str, list[str]]:
 
 
 def split(
-    layout: Layout, carved: Carved, job: Mapping[str, Any], *, semantics: str
+    layout: Layout,
+    carved: Carved,
+    job: Mapping[str, Any],
+    *,
+    semantics: str,
+    start: str | None = None,
 ) -> tuple[Carved, Slot | None, str]:
-    """One claim request against the p-slot: (new state, the d-slot or None, reason)."""
+    """One claim request against the p-slot: (new state, the d-slot or None, reason).
+    `start`: the START both slots publish instead of their own while the startd drains
+    (the drain's start expression, or `false`: `Reqexp::unavail`)."""
     pslot = carved.pslot
     knobs = layout.types[pslot.type_id].knobs
     request = modify_request(layout, pslot, job)
-    if not _requirements(layout, pslot, request):
+    if not _requirements(layout, pslot, request, start):
         must = (knobs.get("MUST_MODIFY_REQUEST_EXPRS") or "").strip().lower() in ("true", "1")
         request = dict(job)
-        if must or not _requirements(layout, pslot, request):
+        if must or not _requirements(layout, pslot, request, start):
             return carved, None, NO_FIT
     slot = _ad(layout, pslot)
     machine = layout.machine
@@ -162,14 +174,15 @@ def split(
     if consumed is not None:
         cpus, memory, disk = (int(consumed.get(a.lower(), 0.0)) for a in ("Cpus", "Memory", "Disk"))
     else:
-        cpus = _job_integer(request, slot, "RequestCpus")
-        cpus = 1 if cpus is None else cpus
-        memory = _job_integer(request, slot, "RequestMemory")
-        if memory is None:
+        asked = _job_integer(request, slot, "RequestCpus")
+        cpus = 1 if asked is None else asked
+        asked_memory = _job_integer(request, slot, "RequestMemory")
+        if asked_memory is None:
             return carved, None, "No memory request in incoming ad, aborting..."
-        disk = _job_integer(request, slot, "RequestDisk")
-        if disk is None:
+        asked_disk = _job_integer(request, slot, "RequestDisk")
+        if asked_disk is None:
             return carved, None, "No disk request in incoming ad, aborting..."
+        memory, disk = asked_memory, asked_disk
     swap_fraction = 1.0  # not requested: an unpaid auto share (the whole swap, 23.0)
     paid_swap = 0.0
     swap_kb = None if consumed is not None else _job_integer(request, slot, "RequestVirtualMemory")
@@ -230,7 +243,7 @@ def split(
         v < -1e-9 for v in remaining.custom.values()
     ):  # fmt: skip
         return carved, None, NO_FIT
-    if not _requirements(layout, dslot, request):
+    if not _requirements(layout, dslot, request, start):
         return carved, None, "the dynamic slot's own Requirements (START && WithinResourceLimits) refuse the job"  # fmt: skip
     dslots = dict(carved.dslots)
     dslots[dslot.name] = dslot

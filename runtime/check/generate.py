@@ -100,8 +100,10 @@ def traces(
     *,
     max_steps: int = 30,
     owners: Sequence[str] = ("alice",),
+    fixed: Mapping[str, Any] | None = None,
 ) -> st.SearchStrategy[Trace]:
-    """Random traces for `spec`'s events and the policy's thresholds."""
+    """Random traces for `spec`'s events and the policy's thresholds; `fixed` machine
+    attributes hold in every trace (the slot's id when a machine's slot is checked)."""
     values = sensor_values(policies)
     known_events = {e.name for e in spec.events}
     events = [(n, h, w) for n, h, w in EVENTS if n in known_events]
@@ -138,7 +140,7 @@ def traces(
 
     @st.composite
     def build(draw: st.DrawFn) -> Trace:
-        m = {**draw(machine), **FIXED}
+        m = {**draw(machine), **FIXED, **(fixed or {})}
         if draw(st.booleans()):  # an idle desktop: most policies let it start jobs
             m.update(idle_desktop(values))
         j = draw(job)

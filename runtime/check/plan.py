@@ -1170,6 +1170,7 @@ def planned(
     owners: Sequence[str] = ("alice",),
     budget: int = BUDGET,
     rows: Collection[str] | None = None,
+    fixed: Mapping[str, Any] | None = None,
 ) -> Plans:
     """`plan` with the inputs `condor-policy check` uses: the generator's sensor cut
     points (runtime.check.generate), starting from the lowest value of each sensor or
@@ -1178,7 +1179,7 @@ def planned(
     from runtime.check.generate import FIXED, idle_desktop, sensor_values
 
     values = sensor_values({name: unparse(e) for name, e in policy.exprs.items()})
-    machine = {**{k: v[0] for k, v in values.items()}, **FIXED}
+    machine = {**{k: v[0] for k, v in values.items()}, **FIXED, **(fixed or {})}
     job = {"Owner": owners[0], "ImageSize": 1000, "JobUniverse": 5}
     return plan(
         table, policy, machine=machine, idle=idle_desktop(values), job=job,

@@ -36,6 +36,7 @@ from compiler import holds
 from compiler.classad import ERROR, UNDEFINED, evaluate, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
+from compiler.slots import naming
 from compiler.spec import (
     VARIANT_UNIVERSES,
     Action,
@@ -316,6 +317,8 @@ class ReferenceSlot:
             LastBenchmark=EPOCH + self.last_benchmark if self.last_benchmark is not None else 0,
             CurrentRank=0.0,
         )
+        # the slot's id as the runtime publishes it (slot 1 unless the machine says)
+        my.setdefault(naming(self.spec.era).id_attribute, 1)
         my.update(self._latch.attrs(my, self.t))
         if self.claim_job is not None and self.job_running:
             my["JobStart"] = EPOCH + self._job_start

@@ -306,10 +306,12 @@ def check_policy(
     reference = reference_machine(spec, policy, config_timers(spec, config))
     machine, name = compiled_machine(table)
     owners = _owners(policy)
-    plans = planned(table, policy, timer_values=config_timers(spec, config), owners=owners)
+    fixed = _slot_identity(config)
+    timers = config_timers(spec, config)
+    plans = planned(table, policy, timer_values=timers, owners=owners, fixed=fixed)
     result = search(
         spec, policy, machine, props, reference=reference, max_examples=max_examples,
-        seed=seed, owners=owners, progress=progress, plans=plans.traces,
+        seed=seed, owners=owners, progress=progress, plans=plans.traces, fixed=fixed,
     )  # fmt: skip
     result.coverage.reasons.update(reason_keys(plans))
     result.coverage.proved.update(reason_keys(plans, proved=True))
@@ -317,6 +319,17 @@ def check_policy(
     settings = policy_settings(config)
     report.counterexamples = [_reported(c, source, settings) for c in result.counterexamples]
     return report
+
+
+def _slot_identity(config: Config) -> dict[str, Any]:
+    """The slot a configuration view is for (`--slot`, `--hardware`): its id attribute
+    (SlotID; 6.x VirtualMachineID) fixed in every generated trace, so that the compiled
+    machine and the reference both evaluate the policy as that slot does."""
+    if config.slot_id is None:
+        return {}
+    from compiler.slots import naming
+
+    return {naming(config.era).id_attribute: config.slot_id}
 
 
 def ad_names(table: StateTable, config: Config) -> KnownNames:

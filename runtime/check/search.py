@@ -20,7 +20,7 @@ Machines are callables `Trace -> MachineRun` (see runtime.check.machines).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from random import Random
 from typing import Any
@@ -180,6 +180,7 @@ def search(
     progress: Callable[[int], None] | None = None,
     builtins: bool = True,
     plans: Sequence[Trace] = (),
+    fixed: Mapping[str, Any] | None = None,
 ) -> SearchResult:
     """Look for counterexamples; deterministic for a given seed. `plans` run first
     (each counts as an example), hypothesis gets the rest of `max_examples`."""
@@ -224,7 +225,9 @@ def search(
 
     shrunk: dict[str, Counterexample] = {}
     if max_examples > count:
-        strategy = traces(spec, _policy_texts(policy), max_steps=max_steps, owners=owners)
+        strategy = traces(
+            spec, _policy_texts(policy), max_steps=max_steps, owners=owners, fixed=fixed
+        )
         if plans:
             values = sensor_values(_policy_texts(policy))
             strategy = st.one_of(varied(plans, values), strategy)

@@ -1,0 +1,36 @@
+"""The pool: the negotiator's accountant (user priorities), and next its group quotas and
+negotiation cycle (issue 14; shared/reference/pool.md). Stage: above the ClassAd language
+and the slot runtime; the CLI imports only what this face exports.
+
+Public API
+----------
+`facts(semantics)`, `decay`, `effective_priority`, `priority_factor`, `FactorKnobs`,
+`read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
+`Priorities`, `HistoryError` (runtime.pool.accountant).
+"""
+
+from runtime.pool.accountant import (
+    FactorKnobs,
+    History,
+    HistoryError,
+    Priorities,
+    decay,
+    effective_priority,
+    facts,
+    priority_factor,
+    read_history,
+    replay_history,
+)
+
+__all__ = [
+    "FactorKnobs",
+    "History",
+    "HistoryError",
+    "Priorities",
+    "decay",
+    "effective_priority",
+    "facts",
+    "priority_factor",
+    "read_history",
+    "replay_history",
+]

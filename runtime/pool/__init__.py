@@ -6,7 +6,8 @@ Public API
 ----------
 `facts(semantics)`, `decay`, `effective_priority`, `priority_factor`, `FactorKnobs`,
 `read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
-`Priorities`, `HistoryError` (runtime.pool.accountant).
+`Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
+semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups).
 """
 
 from runtime.pool.accountant import (
@@ -21,16 +22,20 @@ from runtime.pool.accountant import (
     read_history,
     replay_history,
 )
+from runtime.pool.groups import QuotasError, group_tree, quota_report
 
 __all__ = [
     "FactorKnobs",
     "History",
     "HistoryError",
     "Priorities",
+    "QuotasError",
     "decay",
     "effective_priority",
     "facts",
+    "group_tree",
     "priority_factor",
+    "quota_report",
     "read_history",
     "replay_history",
 ]

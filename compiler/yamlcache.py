@@ -21,6 +21,7 @@ import contextlib
 import marshal
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,3 +81,18 @@ def __getattr__(name: str) -> Any:
 
         return yaml.YAMLError
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def spec_entry(file: str, section: str, key: str, what: str) -> Mapping[str, Any]:
+    """`<section>.<key>` of the spec data file `file` (spec/<file>), e.g. the `code`
+    entry of spec/slots.yaml's `semantics`; a PolicyError naming `what` when there is
+    none (an unknown semantics or era)."""
+    from compiler.errors import PolicyError
+    from spec import data_path
+
+    path = data_path(file)
+    document = load(path.read_text(encoding="utf-8"), path)
+    entry = (document.get(section) or {}).get(key)
+    if not isinstance(entry, Mapping):
+        raise PolicyError(f"unknown {what} '{key}'", file=str(path))
+    return entry

@@ -30,7 +30,6 @@ from compiler import yamlcache
 from compiler.config import Config
 from compiler.errors import PolicyError
 from compiler.slots.model import Hardware, Layout, Machine, Share, Slot, SlotKind, SlotType
-from spec import data_path
 
 #: The four standard resources, in the order the startd publishes them (`MachineResources`).
 STANDARD = ("Cpus", "Memory", "Disk", "Swap")
@@ -91,11 +90,7 @@ class Facts:
 @cache
 def facts(semantics: str) -> Facts:
     """The slot facts of `semantics` ("code" or "manual") from spec/slots.yaml."""
-    path = data_path("slots.yaml")
-    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
-    entry = document["semantics"].get(semantics)
-    if entry is None:
-        raise PolicyError(f"unknown semantics '{semantics}' for slots", file=str(path))
+    entry = yamlcache.spec_entry("slots.yaml", "semantics", semantics, "semantics for slots")
     return Facts(
         bool(entry["type0_partitionable"]),
         bool(entry["num_slots_static"]),
@@ -122,11 +117,7 @@ class Naming:
 @cache
 def naming(era: str) -> Naming:
     """The slot naming of `era` (spec/slots.yaml `eras`)."""
-    path = data_path("slots.yaml")
-    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
-    entry = document["eras"].get(era)
-    if entry is None:
-        raise PolicyError(f"unknown era '{era}' for slots", file=str(path))
+    entry = yamlcache.spec_entry("slots.yaml", "eras", era, "era for slots")
     return Naming(
         str(entry["prefix"]),
         str(entry["id_attribute"]),

@@ -211,3 +211,16 @@ def schedd_findings(args: argparse.Namespace, choice: PolicyChoice) -> tuple[Any
         else choice.config
     )
     return tuple(lint(schedd))
+
+
+def add_pool_arguments(parser: argparse.ArgumentParser, document: str, what: str) -> None:
+    """The arguments of the pool commands (`userprio`, `quotas`): one input document (JSON
+    or YAML), `--semantics` (HEAD's negotiator, or seed 003 read literally) and `--format`."""
+    parser.add_argument(document.lower(), metavar=document, help=f"{what} (JSON or YAML)")
+    parser.add_argument(
+        "--semantics",
+        choices=("code", "manual"),
+        default="code",
+        help="code (default): what HEAD's negotiator does; manual: seed 003 read literally",
+    )
+    parser.add_argument("--format", choices=("text", "json"), default="text")

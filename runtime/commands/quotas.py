@@ -16,19 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from runtime.commands._policy_args import add_pool_arguments
+
 NAME = "quotas"
 HELP = "Hierarchical group quotas: each group's quota, allocation, limit and order."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("quotas", metavar="QUOTAS", help="groups, pool size, demand (JSON or YAML)")
-    parser.add_argument(
-        "--semantics",
-        choices=("code", "manual"),
-        default="code",
-        help="code (default): what HEAD's negotiator does; manual: seed 003 read literally",
-    )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_pool_arguments(parser, "QUOTAS", "groups, pool size, demand")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -18,20 +18,14 @@ import argparse
 import json
 
 from compiler.errors import PolicyError
+from runtime.commands._policy_args import add_pool_arguments
 
 NAME = "userprio"
 HELP = "Replay the accountant: real and effective user priorities over a usage history."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("history", metavar="HISTORY", help="usage history (JSON or YAML)")
-    parser.add_argument(
-        "--semantics",
-        choices=("code", "manual"),
-        default="code",
-        help="code (default): what HEAD's negotiator does; manual: seed 003 read literally",
-    )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_pool_arguments(parser, "HISTORY", "usage history")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,7 +24,6 @@ from typing import Any
 
 from compiler import yamlcache
 from compiler.errors import PolicyError
-from spec import data_path
 
 #: The smallest half-life the accountant accepts (param_double's minimum).
 MIN_HALF_LIFE = 0.00001
@@ -53,11 +52,9 @@ class Facts:
 @cache
 def facts(semantics: str) -> Facts:
     """The accountant facts of `semantics` ("code" or "manual")."""
-    path = data_path("pool.yaml")
-    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
-    entry = document["accountant"].get(semantics)
-    if entry is None:
-        raise PolicyError(f"unknown semantics '{semantics}' for the accountant", file=str(path))
+    entry = yamlcache.spec_entry(
+        "pool.yaml", "accountant", semantics, "semantics for the accountant"
+    )
 
     def number(key: str) -> float | None:
         value = entry[key]

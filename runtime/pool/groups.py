@@ -24,7 +24,6 @@ from typing import Any
 
 from compiler import yamlcache
 from compiler.errors import PolicyError
-from spec import data_path
 
 ROOT = "<none>"
 #: GROUP_SORT_EXPR's default (param_info.in).
@@ -49,11 +48,7 @@ class GroupFacts:
 
 @cache
 def group_facts(semantics: str) -> GroupFacts:
-    path = data_path("pool.yaml")
-    document: dict[str, Any] = yamlcache.load(path.read_text(encoding="utf-8"), path)
-    entry = document["groups"].get(semantics)
-    if entry is None:
-        raise PolicyError(f"unknown semantics '{semantics}' for group quotas", file=str(path))
+    entry = yamlcache.spec_entry("pool.yaml", "groups", semantics, "semantics for group quotas")
     return GroupFacts(bool(entry["allow_oversubscription"]), bool(entry["truncate_quotas"]))
 
 

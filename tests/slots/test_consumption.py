@@ -39,6 +39,7 @@ from compiler.slots.consumption import (
 )
 from tests.classad.oracle_support import ad_text
 from tests.oracle import classad2
+from tests.slots.basic_van import BASIC_VAN
 
 # ---- helpers ----------------------------------------------------------------------------
 
@@ -763,31 +764,6 @@ def test_cycle_invariants(requests: list[tuple[int, int, bool]], claims: int) ->
     assert sum(m["cost"] for m in matched) == 8 - report["remaining"]["SlotWeight"]
 
 
-#: The consumption part of job_consumption_policies_basic_van.run's configuration.
-BASIC_VAN_CONFIG = """
-MACHINE_RESOURCE_tokens = 3
-CONSUMPTION_POLICY = True
-CONSUMPTION_CPUS = ifthenelse(target.Cpus isnt undefined, quantize(target.Cpus, {1}), 1)
-CONSUMPTION_MEMORY = ifthenelse(target.Memory isnt undefined, quantize(target.Memory, {1}), 1)
-CONSUMPTION_DISK = ifthenelse(target.Disk isnt undefined, quantize(target.Disk, {100}), 100)
-CONSUMPTION_TOKENS = ifthenelse(target.Tokens isnt undefined, target.Tokens, 0)
-SLOT_WEIGHT = Cpus
-NUM_CLAIMS = 5
-SLOT_TYPE_1_NUM_CLAIMS = 10
-SLOT_TYPE_2_CONSUMPTION_MEMORY = quantize(target.RequestMemory, {25})
-SLOT_TYPE_2_SLOT_WEIGHT = floor(Memory / 25)
-SLOT_TYPE_3_CONSUMPTION_TOKENS = 1
-SLOT_TYPE_3_CONSUMPTION_CPUS = 0
-SLOT_TYPE_3_CONSUMPTION_MEMORY = 0
-SLOT_TYPE_3_CONSUMPTION_DISK = 0
-SLOT_TYPE_3_SLOT_WEIGHT = Tokens
-SLOT_TYPE_4_CONSUMPTION_CPUS = TotalSlotCpus
-SLOT_TYPE_4_CONSUMPTION_MEMORY = TotalSlotMemory
-SLOT_TYPE_4_CONSUMPTION_DISK = floor(0.9 * Disk)
-SLOT_TYPE_4_CONSUMPTION_TOKENS = TotalSlotTokens
-"""
-
-
 def test_basic_van_slots_publish_what_the_wheel_reads_from_the_configuration(
     tmp_path: Path,
 ) -> None:
@@ -797,7 +773,7 @@ def test_basic_van_slots_publish_what_the_wheel_reads_from_the_configuration(
     from tests.config.oracle_config import oracle_param
 
     config = tmp_path / "condor_config"
-    config.write_text(BASIC_VAN_CONFIG, encoding="utf-8")
+    config.write_text(BASIC_VAN, encoding="utf-8")
     knob_names = [
         "CONSUMPTION_CPUS",
         "CONSUMPTION_MEMORY",

@@ -14,6 +14,7 @@ from compiler.config import load_config
 from compiler.slots.layout import build_layout
 from compiler.slots.model import Hardware
 from compiler.slots.partition import NO_FIT, Carved, jobs_report, release, split
+from tests.slots.basic_van import BASIC_VAN
 
 SEED_HW = Hardware(cpus=10, memory_mb=10240, disk_kb=10_240_000, swap_kb=4_000_000)
 JOB_A = {"RequestCpus": 3, "RequestMemory": 1024, "RequestDisk": 10240}
@@ -164,44 +165,6 @@ def test_any_sequence_of_splits_and_releases(steps, semantics) -> None:
     assert abs(back.disk - original.disk) < 1e-9
 
 
-#: HTCondor's job_consumption_policies_basic_van.run (23.0 src/condor_tests): four
-#: consumption-policy p-slot types on one startd (cpu-, memory-, token- and
-#: whole-slot-centric), 13 jobs asking for 1 core, 1 MB, 1 KB.
-BASIC_VAN = """
-NUM_CPUS = 20
-MACHINE_RESOURCE_tokens = 3
-CONSUMPTION_POLICY = True
-CONSUMPTION_CPUS = ifthenelse(target.Cpus isnt undefined, quantize(target.Cpus, {1}), 1)
-CONSUMPTION_MEMORY = ifthenelse(target.Memory isnt undefined, quantize(target.Memory, {1}), 1)
-CONSUMPTION_DISK = ifthenelse(target.Disk isnt undefined, quantize(target.Disk, {100}), 100)
-CONSUMPTION_TOKENS = ifthenelse(target.Tokens isnt undefined, target.Tokens, 0)
-SLOT_WEIGHT = Cpus
-SLOT_TYPE_1 = cpus=5,memory=100,disk=25%,tokens=0
-SLOT_TYPE_1_PARTITIONABLE = True
-NUM_SLOTS_TYPE_1 = 1
-SLOT_TYPE_2 = cpus=5,memory=100,disk=25%,tokens=0
-SLOT_TYPE_2_PARTITIONABLE = True
-NUM_SLOTS_TYPE_2 = 1
-SLOT_TYPE_2_CONSUMPTION_MEMORY = quantize(target.RequestMemory, {25})
-SLOT_TYPE_2_SLOT_WEIGHT = floor(Memory / 25)
-SLOT_TYPE_3 = cpus=5,memory=100,disk=25%,tokens=3
-SLOT_TYPE_3_PARTITIONABLE = True
-NUM_SLOTS_TYPE_3 = 1
-SLOT_TYPE_3_CONSUMPTION_TOKENS = 1
-SLOT_TYPE_3_CONSUMPTION_CPUS = 0
-SLOT_TYPE_3_CONSUMPTION_MEMORY = 0
-SLOT_TYPE_3_CONSUMPTION_DISK = 0
-SLOT_TYPE_3_SLOT_WEIGHT = Tokens
-SLOT_TYPE_4 = cpus=5,memory=100,disk=25%,tokens=0
-SLOT_TYPE_4_PARTITIONABLE = True
-NUM_SLOTS_TYPE_4 = 1
-SLOT_TYPE_4_CONSUMPTION_CPUS = TotalSlotCpus
-SLOT_TYPE_4_CONSUMPTION_MEMORY = TotalSlotMemory
-SLOT_TYPE_4_CONSUMPTION_DISK = floor(0.9 * Disk)
-SLOT_TYPE_4_CONSUMPTION_TOKENS = TotalSlotTokens
-MUST_MODIFY_REQUEST_EXPRS = False
-START = (Cpus > 0) || (SlotType is "Dynamic")
-"""
 BASIC_VAN_JOB = {"RequestCpus": 1, "RequestMemory": 1, "RequestDisk": 1}
 
 

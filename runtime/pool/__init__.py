@@ -7,7 +7,8 @@ Public API
 `facts(semantics)`, `decay`, `effective_priority`, `priority_factor`, `FactorKnobs`,
 `read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
-semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups).
+semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
+`Submitter`, `cycle_facts` (runtime.pool.negotiate: the pie arithmetic of one cycle).
 """
 
 from runtime.pool.accountant import (
@@ -23,6 +24,7 @@ from runtime.pool.accountant import (
     replay_history,
 )
 from runtime.pool.groups import QuotasError, group_tree, quota_report
+from runtime.pool.negotiate import Submitter, cycle_facts, spin_the_pie
 
 __all__ = [
     "FactorKnobs",
@@ -30,6 +32,8 @@ __all__ = [
     "HistoryError",
     "Priorities",
     "QuotasError",
+    "Submitter",
+    "cycle_facts",
     "decay",
     "effective_priority",
     "facts",
@@ -38,4 +42,5 @@ __all__ = [
     "quota_report",
     "read_history",
     "replay_history",
+    "spin_the_pie",
 ]

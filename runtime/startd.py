@@ -15,7 +15,10 @@ What it adds to the slots is what the 23.0 startd does across them:
   (`ResMgr::drainingIsComplete`), set on every slot before each operation;
 * commands that address the startd rather than a slot (drain, cancel_drain, shutdown)
   go to every slot in order when a step names none (`ResMgr::startDraining` walks all
-  slots).
+  slots); while the machine drains gracefully, a claimed idle slot and a job accepted
+  while draining retire on the longest retirement any other job still has
+  (`gracefulDrainingTimeRemaining`), and a claim on a partitionable slot is carved only
+  for a job the drain's START accepts (`Reqexp::unavail`; none without one).
 
 `log` keeps every report in the order it happened, each with the name of its slot:
 the `Fired` and `Handled` records of the slots and a `Note` for what the startd itself
@@ -112,8 +115,9 @@ class Startd:
         self._slot_attrs = slot_attrs
         self.slots: dict[str, Slot] = {}
         self.carved: dict[str, Carved] = {}
-        #: the running drain's start expression (None: no drain, or one without)
-        self.draining: str | None = None  # how the machine drains (None: it does not)
+        #: how the machine drains (graceful, quick, fast; None: it does not), and the
+        #: drain's start expression (None: none, or not a graceful drain)
+        self.draining: str | None = None
         self.drain_start: str | None = None
         self._accepted_while_draining: set[str] = set()
         self.log: list[tuple[str, Report]] = []
@@ -228,8 +232,8 @@ class Startd:
     def _start_draining(self, payload: dict[str, Any]) -> dict[str, Any]:
         """The machine starts draining (`ResMgr::startDraining`): what every slot is sent.
         A drain condor_defrag asks for (`defrag: true`) is DEFRAG_DRAINING_SCHEDULE
-        (default graceful) unless the step says `how`, with DEFRAG_DRAINING_START_EXPR (default FALSE) as its
-        start expression (defrag.cpp `Defrag::drain_this`). Only a graceful drain takes a
+        (default graceful) unless the step says `how`, with DEFRAG_DRAINING_START_EXPR
+        (default FALSE) as its start expression (defrag.cpp `Defrag::drain_this`). Only a graceful drain takes a
         start expression: the step's `start`, else the defrag one, else
         DEFAULT_DRAINING_START_EXPR; while draining, each slot publishes it as START, or
         Requirements = False without one (`Reqexp::unavail`)."""

@@ -8,7 +8,8 @@ Public API
 `read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
 semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
-`Submitter`, `cycle_facts` (runtime.pool.negotiate: the pie arithmetic of one cycle).
+`Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`
+(runtime.pool.negotiate: one negotiation cycle).
 """
 
 from runtime.pool.accountant import (
@@ -24,20 +25,30 @@ from runtime.pool.accountant import (
     replay_history,
 )
 from runtime.pool.groups import QuotasError, group_tree, quota_report
-from runtime.pool.negotiate import Submitter, cycle_facts, spin_the_pie
+from runtime.pool.negotiate import (
+    Cycle,
+    SnapshotError,
+    Submitter,
+    cycle_facts,
+    negotiate_snapshot,
+    spin_the_pie,
+)
 
 __all__ = [
+    "Cycle",
     "FactorKnobs",
     "History",
     "HistoryError",
     "Priorities",
     "QuotasError",
+    "SnapshotError",
     "Submitter",
     "cycle_facts",
     "decay",
     "effective_priority",
     "facts",
     "group_tree",
+    "negotiate_snapshot",
     "priority_factor",
     "quota_report",
     "read_history",

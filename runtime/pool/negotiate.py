@@ -15,11 +15,14 @@ until the machines or the jobs run out. Facts per semantics: spec/pool.yaml `neg
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from compiler import yamlcache
+from compiler.errors import PolicyError
 
 
 @dataclass(frozen=True)
@@ -105,3 +108,438 @@ def spin_the_pie(
         if not progress:
             break
     return PieResult(matches, free, spins)
+
+
+# ---- one cycle over a pool snapshot (the traditional path: no group quotas) -------------
+
+#: The reasons a slot is given to a job (matchmaker.cpp PreemptState), best first.
+REASONS = ("no_preemption", "rank", "priority")
+_REASON_ORDER = {"no_preemption": 2, "rank": 1, "priority": 0}
+FLT_MAX = 3.4028234663852886e38
+#: Job attributes that do not make an autocluster (the schedd's significant attributes are
+#: every other attribute here).
+NOT_SIGNIFICANT = frozenset({"clusterid", "procid", "qdate", "globaljobid", "jobprio"})
+
+
+class SnapshotError(PolicyError):
+    """A SNAPSHOT `negotiate` cannot use (the key at fault is named)."""
+
+
+@dataclass(frozen=True)
+class RulesFacts:
+    """The negotiation rules one semantics states (spec/pool.yaml `negotiation`)."""
+
+    preemption_requirements: str
+    priority_needs_better_eup: bool
+    keep_retiring_slots: bool
+    skip_claimed_idle: bool
+
+
+@cache
+def rules_facts(semantics: str) -> RulesFacts:
+    entry = yamlcache.spec_entry("pool.yaml", "negotiation", semantics, "semantics for negotiation")
+    return RulesFacts(
+        str(entry["preemption_requirements"]),
+        bool(entry["priority_needs_better_eup"]),
+        bool(entry["keep_retiring_slots"]),
+        bool(entry["skip_claimed_idle"]),
+    )
+
+
+@dataclass
+class _Slot:
+    name: str
+    ad: dict[str, Any]
+    weight: float
+    user: str | None  # who holds the claim (charged), None when unclaimed
+
+
+@dataclass
+class _Job:
+    id: str
+    submitter: str
+    ad: dict[str, Any]
+
+
+@dataclass
+class Cycle:
+    """What one negotiation cycle did (DESIGN.md's `negotiate` keys)."""
+
+    submitter_order: list[str]
+    matches: list[dict[str, str]]
+    unmatched: list[str]
+    match_count: dict[str, int]
+    why_unmatched: dict[str, dict[str, Any]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "submitter_order": self.submitter_order,
+            "matches": self.matches,
+            "unmatched": self.unmatched,
+            "match_count": self.match_count,
+            "why_unmatched": self.why_unmatched,
+            "groups": {},
+        }
+
+
+def _value(raw: Any, where: str, file: str | None) -> Any:
+    """A snapshot ad value: ClassAd source text, or a JSON number/boolean as itself."""
+    from compiler.classad import parse
+
+    if isinstance(raw, bool | int | float):
+        return raw
+    if not isinstance(raw, str):
+        raise SnapshotError(f"{where} must be ClassAd source text", file=file)
+    try:
+        return parse(raw)
+    except PolicyError as err:
+        raise SnapshotError(f"{where}: {err.message}", file=file) from None
+
+
+def _ad(raw: Any, where: str, file: str | None) -> dict[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise SnapshotError(f"{where} must map attribute names to ClassAd text", file=file)
+    return {str(k): _value(v, f"{where}.{k}", file) for k, v in raw.items()}
+
+
+def _eval(text_or_expr: Any, my: Mapping[str, Any], target: Mapping[str, Any] | None) -> Any:
+    from compiler.classad import evaluate, parse
+
+    expr = parse(text_or_expr) if isinstance(text_or_expr, str) else text_or_expr
+    return evaluate(expr, my, target)
+
+
+def _number(value: Any, default: float) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float) and not math.isnan(value):
+        return float(value)
+    return default
+
+
+def _true(value: Any) -> bool:
+    return value is True
+
+
+def _attr(ad: Mapping[str, Any], name: str) -> Any:
+    from compiler.classad import UNDEFINED
+
+    lowered = name.lower()
+    for key in ad:
+        if key.lower() == lowered:
+            return _eval(key, ad, None)
+    return UNDEFINED
+
+
+def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None) -> Cycle:
+    """One negotiation cycle over an inline SNAPSHOT (reference/pool.md section 3, the
+    traditional path: no GROUP_NAMES)."""
+    from compiler.classad import symmetric_match
+    from compiler.config import load_config
+    from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
+
+    if not isinstance(document, Mapping):
+        raise SnapshotError("a SNAPSHOT must be a mapping with machines and submitters", file=file)
+    for key in ("machines_file", "jobs_file", "userprio_file"):
+        if key in document:
+            raise SnapshotError(
+                f"{key}: reading condor_status/condor_q/condor_userprio dumps is not built "
+                "yet; give the ads inline ('machines', 'submitters')",
+                file=file,
+            )
+    unknown = sorted(set(document) - {"config", "machines", "submitters"})
+    if unknown:
+        raise SnapshotError(f"unknown key {unknown[0]!r}", file=file)
+    config = load_config(text=str(document.get("config") or ""), subsystem="NEGOTIATOR")
+    if (config.get("GROUP_NAMES") or "").strip():
+        raise SnapshotError(
+            "GROUP_NAMES: negotiating under group quotas is not built yet (see `quotas`)",
+            file=file,
+        )
+    rules, pie_facts, accountant = rules_facts(semantics), cycle_facts(semantics), facts(semantics)
+
+    def knob(name: str, default: str | None) -> str | None:
+        return config.get(name) if config.definition(name) is not None else default
+
+    consider = (knob("NEGOTIATOR_CONSIDER_PREEMPTION", "True") or "").strip().lower() == "true"
+    early = (knob("NEGOTIATOR_CONSIDER_EARLY_PREEMPTION", "False") or "").lower() == "true"
+    preemption_req = knob("PREEMPTION_REQUIREMENTS", rules.preemption_requirements) or "False"
+    pre_rank = knob("NEGOTIATOR_PRE_JOB_RANK", None)
+    post_rank = knob("NEGOTIATOR_POST_JOB_RANK", None)
+    preemption_rank = knob("PREEMPTION_RANK", None)
+
+    slots: list[_Slot] = []
+    for index, raw in enumerate(document.get("machines") or []):
+        where = f"machines[{index}]"
+        if not isinstance(raw, Mapping) or "name" not in raw:
+            raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
+        ad = _ad(raw.get("ad") or {}, f"{where}.ad", file)
+        state = _attr(ad, "State")
+        user = None
+        if state in ("Claimed", "Preempting"):
+            for name in ("AccountingGroup", "RemoteUser"):
+                found = _attr(ad, name)
+                if isinstance(found, str):
+                    user = found
+                    break
+        weight = _number(_attr(ad, "SlotWeight"), _number(_attr(ad, "Cpus"), 1.0))
+        slots.append(_Slot(str(raw["name"]), ad, max(weight, 0.0), user))
+
+    submitters: list[Submitter] = []
+    jobs: dict[str, list[_Job]] = {}
+    knobs = FactorKnobs()
+    for index, raw in enumerate(document.get("submitters") or []):
+        where = f"submitters[{index}]"
+        if not isinstance(raw, Mapping) or "name" not in raw:
+            raise SnapshotError(f"{where} must be a mapping with 'name'", file=file)
+        name = str(raw["name"])
+        rup = _number(raw.get("rup"), accountant.initial_rup)
+        stored = raw.get("factor")
+        factor = priority_factor(name, None if stored is None else float(stored), knobs, accountant)
+        eup = effective_priority(rup, factor, accountant)
+        mine = []
+        for j, job in enumerate(raw.get("jobs") or []):
+            if not isinstance(job, Mapping) or "ad" not in job:
+                raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
+            mine.append(
+                _Job(
+                    str(job.get("id", f"{index}.{j}")),
+                    name,
+                    _ad(job["ad"], f"{where}.jobs[{j}].ad", file),
+                )
+            )
+        mine.sort(key=lambda jb: (-_number(_attr(jb.ad, "JobPrio"), 0.0),
+                                  _number(_attr(jb.ad, "ClusterId"), 0.0),
+                                  _number(_attr(jb.ad, "ProcId"), 0.0)))  # fmt: skip
+        jobs[name] = mine
+        submitters.append(Submitter(name, eup, 0.0, len(mine)))
+    eup_of = {s.name: s.eup for s in submitters}
+    default_eup = effective_priority(
+        accountant.initial_rup, accountant.default_prio_factor, accountant
+    )
+
+    usage = dict.fromkeys(eup_of, 0.0)
+    for slot in slots:
+        if slot.user is not None and slot.user in usage:
+            usage[slot.user] += slot.weight
+    pool = (
+        sum(s.weight for s in slots)
+        if pie_facts.pie_of_all_slots
+        else sum(s.weight for s in slots if s.user is None)
+    )
+
+    def eligible(slot: _Slot) -> bool:
+        state = _attr(slot.ad, "State")
+        if state in ("Claimed", "Preempting") and not consider:
+            return False
+        retire = _number(_attr(slot.ad, "RetirementTimeRemaining"), 0.0)
+        if retire > 0 and not early and not rules.keep_retiring_slots:
+            return False
+        idle_claim = state == "Claimed" and _attr(slot.ad, "Activity") == "Idle"
+        return not (rules.skip_claimed_idle and idle_claim)  # D8
+
+    free = [s for s in slots if eligible(s)]
+    for slot in free:  # addRemoteUserPrios: the claim holder's EUP on the slot
+        if consider and slot.user is not None:
+            slot.ad["RemoteUserPrio"] = eup_of.get(slot.user, default_eup)
+    order = sorted(submitters, key=lambda s: (s.eup, s.name))
+    matches: list[dict[str, str]] = []
+    matched_jobs: set[str] = set()
+    why: dict[str, dict[str, Any]] = {}
+    remaining = {s.name: list(jobs[s.name]) for s in submitters}
+    spins = 0
+    while free:
+        asking = [s.name for s in order if remaining[s.name]]
+        if not asking:
+            break
+        spins += 1
+        shares = _shares({n: eup_of[n] for n in asking})
+        pie_left = sum(max(shares[n] * pool - usage[n], 0.0) for n in asking)
+        if pie_left <= 0 and not consider:
+            break
+        progress = False
+        for name in asking:
+            limit = min(max(shares[name] * pool - usage[name], 0.0), max(pie_left, 0.0))
+            if spins > 1 and not pie_facts.round_up_later_spins and limit < 1:
+                continue
+            used = used_unclaimed = 0.0
+            rejected: set[tuple[Any, ...]] = set()
+            for job in list(remaining[name]):
+                if not free:
+                    break
+                cluster = _autocluster(job)
+                if cluster in rejected:
+                    continue
+                job.ad["SubmitterUserPrio"] = eup_of[name]
+                job.ad["SubmitterUserResourcesInUse"] = usage[name]
+                job.ad["SubmitterNegotiatingGroup"] = "<none>"
+                best = None
+                for slot in free:
+                    if not symmetric_match(slot.ad, job.ad):
+                        continue
+                    reason = _reason(
+                        slot, job, name, consider, preemption_req, rules, eup_of, default_eup
+                    )
+                    if reason is None:
+                        continue
+                    cost = slot.weight
+                    if reason == "priority" and not (
+                        used + cost <= limit or (used == 0 and limit > 0)
+                    ):
+                        continue
+                    if reason == "no_preemption" and not (
+                        used_unclaimed + cost <= limit or (used_unclaimed == 0 and limit > 0)
+                    ):
+                        continue
+                    ranks = (
+                        _rank(pre_rank, slot.ad, job.ad),
+                        _job_rank(job.ad, slot.ad),
+                        _rank(post_rank, slot.ad, job.ad),
+                        _REASON_ORDER[reason],
+                        _rank(preemption_rank, slot.ad, job.ad)
+                        if reason != "no_preemption"
+                        else -FLT_MAX,
+                    )
+                    if best is None or ranks > best[0]:
+                        best = (ranks, slot, reason)
+                if best is None:
+                    rejected.add(cluster)
+                    continue
+                _, slot, reason = best
+                free.remove(slot)
+                remaining[name].remove(job)
+                matched_jobs.add(job.id)
+                matches.append({"job": job.id, "slot": slot.name, "reason": reason})
+                usage[name] += slot.weight
+                used += slot.weight
+                if reason == "no_preemption":
+                    used_unclaimed += slot.weight
+                pie_left -= slot.weight
+                progress = True
+                if used >= limit and used_unclaimed >= limit:
+                    break
+        if not progress:
+            break
+    unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
+    all_jobs = {j.id: j for s in order for j in jobs[s.name]}
+    taken = {m["slot"] for m in matches}
+    for job_id in unmatched:
+        why[job_id] = why_unmatched(all_jobs[job_id].ad, slots, taken)
+    count = {
+        s.name: sum(1 for m in matches if all_jobs[m["job"]].submitter == s.name) for s in order
+    }
+    return Cycle([s.name for s in order], matches, unmatched, count, why)
+
+
+def _autocluster(job: _Job) -> tuple[Any, ...]:
+    from compiler.classad import unparse
+
+    return tuple(sorted(
+        (k.lower(), unparse(v) if not isinstance(v, bool | int | float) else repr(v))
+        for k, v in job.ad.items()
+        if k.lower() not in NOT_SIGNIFICANT and not k.startswith("Submitter")
+    ))  # fmt: skip
+
+
+def _reason(
+    slot: _Slot,
+    job: _Job,
+    submitter: str,
+    consider: bool,
+    preemption_req: str,
+    rules: RulesFacts,
+    eup_of: Mapping[str, float],
+    default_eup: float,
+) -> str | None:
+    """matchmakingAlgorithm step 2-4: why this slot could go to this job, or None."""
+    remote = None
+    if consider:
+        for name in (
+            "PreemptingAccountingGroup",
+            "PreemptingUser",
+            "AccountingGroup",
+            "RemoteUser",
+        ):
+            found = _attr(slot.ad, name)
+            if isinstance(found, str):
+                remote = found
+                break
+    if remote is None:
+        return "no_preemption"
+    if _true(_eval("MY.Rank > MY.CurrentRank", slot.ad, job.ad)):
+        return "rank"
+    if remote == submitter:
+        return None
+    if rules.priority_needs_better_eup and not eup_of.get(submitter, default_eup) < eup_of.get(
+        remote, default_eup
+    ):
+        return None
+    if not _true(_eval(preemption_req, slot.ad, job.ad)):
+        return None
+    if not _true(_eval("MY.Rank >= MY.CurrentRank", slot.ad, job.ad)):
+        return None
+    return "priority"
+
+
+def _rank(expression: str | None, slot: Mapping[str, Any], job: Mapping[str, Any]) -> float:
+    """A negotiator rank expression (MY = slot, TARGET = job); -DBL_MAX when unset or not a
+    number, booleans as 1/0."""
+    if not expression:
+        return -math.inf
+    return _number(_eval(expression, slot, job), -math.inf)
+
+
+def _job_rank(job: Mapping[str, Any], slot: Mapping[str, Any]) -> float:
+    """The job's Rank of the slot (0.0 when not a number; with no Rank at all, the slot's
+    own Rank: EvalFloat's quirk)."""
+    from compiler.classad import UNDEFINED
+
+    if _attr(job, "Rank") is UNDEFINED and not any(k.lower() == "rank" for k in job):
+        return _number(_eval("MY.Rank", slot, job), 0.0)
+    return _number(_eval("MY.Rank", job, slot), 0.0)
+
+
+def why_unmatched(
+    job: Mapping[str, Any], slots: Sequence[_Slot], taken: set[str]
+) -> dict[str, Any]:
+    """Like `condor_q -better-analyze`, from the snapshot: for each top-level clause of
+    the job's Requirements how many slots it rejects, how many slots refuse the job by
+    their own Requirements, how many match both ways but were busy or taken this cycle."""
+    from compiler.classad import requirements_met, unparse
+
+    clauses = _conjuncts(job)
+    rejected_by_job = sum(1 for s in slots if not requirements_met(job, s.ad))
+    refused_by_slot = sum(1 for s in slots if not requirements_met(s.ad, job))
+    both = [s for s in slots if requirements_met(job, s.ad) and requirements_met(s.ad, job)]
+    per_clause = {}
+    for clause in clauses:
+        per_clause[unparse(clause)] = sum(1 for s in slots if not _true(_eval(clause, job, s.ad)))
+    return {
+        "slots": len(slots),
+        "rejected_by_job_requirements": rejected_by_job,
+        "clauses": per_clause,
+        "rejected_by_slot_requirements": refused_by_slot,
+        "matching_both_ways": len(both),
+        "matched_to_others_this_cycle": sum(1 for s in both if s.name in taken),
+        "busy_not_preemptable": sum(1 for s in both if s.name not in taken and s.user is not None),
+    }
+
+
+def _conjuncts(job: Mapping[str, Any]) -> list[Any]:
+    """The top-level `&&` clauses of the job's Requirements."""
+    from compiler.classad import ast as A
+
+    expr = next((v for k, v in job.items() if k.lower() == "requirements"), None)
+    if expr is None or not isinstance(expr, A.Expr):
+        return []
+    out: list[Any] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, A.Binary) and node.op == "&&":
+            walk(node.left)
+            walk(node.right)
+        else:
+            out.append(node)
+
+    walk(expr)
+    return out

@@ -23,7 +23,7 @@ from runtime.cli import _command_modules, main
 #: no table (slots: the seed-vs-23.0 slot layout differences, spec/slots.yaml; the
 #: schedd's submit-check: condor_submit's 23.0 wording or the seed's; userprio: the
 #: accountant's HEAD code or seed 003, spec/pool.yaml).
-OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check", "userprio", "quotas"]
+OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check", "userprio", "quotas", "negotiate"]
 #: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`).
 OTHER_POLICY_COMMANDS = ["replay", "diff"]
 POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch", "explain"]

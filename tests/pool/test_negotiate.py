@@ -1,0 +1,170 @@
+"""One negotiation cycle over a snapshot (issue 14; reference/pool.md section 3, seed 003
+3.4.5-3.4.6): the pie, the three reasons with their exact conditions, the D-table items
+of the cycle in both semantics (D4, D8, D10), and why a job is not matched. Every
+expected value is reasoned from the reference or the seed, not read off the code."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from runtime.cli import main
+from runtime.pool import SnapshotError, negotiate_snapshot
+
+
+def _slot(name: str, **attrs: str) -> dict[str, Any]:
+    ad = {"Requirements": "START", "START": "true", "State": '"Unclaimed"', "Activity": '"Idle"',
+          "Cpus": "1", "Memory": "2048", "Rank": "0", "CurrentRank": "0"}  # fmt: skip
+    ad.update(attrs)
+    return {"name": name, "ad": ad}
+
+
+def _claimed(name: str, user: str, activity: str = "Busy", **attrs: str) -> dict[str, Any]:
+    return _slot(name, State='"Claimed"', Activity=f'"{activity}"', RemoteUser=f'"{user}"', **attrs)
+
+
+def _jobs(owner: str, n: int, cluster: int = 1, **attrs: str) -> list[dict[str, Any]]:
+    ad = {"Requirements": "true", "Owner": f'"{owner}"', "ClusterId": str(cluster)}
+    ad.update(attrs)
+    return [{"id": f"{cluster}.{p}", "ad": {**ad, "ProcId": str(p)}} for p in range(n)]
+
+
+def _submitter(name: str, rup: float, jobs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"name": name, "rup": rup, "factor": 1, "jobs": jobs}
+
+
+def _cycle(machines, submitters, config: str = "", semantics: str = "code"):  # type: ignore[no-untyped-def]
+    doc = {"config": config, "machines": machines, "submitters": submitters}
+    return negotiate_snapshot(doc, semantics=semantics)
+
+
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+def test_eups_5_10_20_share_seven_slots_4_2_1(semantics: str) -> None:
+    machines = [_slot(f"slot{i}@m") for i in range(7)]
+    subs = [
+        _submitter("a@x", 5, _jobs("a", 10, 1)),
+        _submitter("b@x", 10, _jobs("b", 10, 2)),
+        _submitter("c@x", 20, _jobs("c", 10, 3)),
+    ]
+    cycle = _cycle(machines, subs, semantics=semantics)
+    assert cycle.submitter_order == ["a@x", "b@x", "c@x"]
+    assert cycle.match_count == {"a@x": 4, "b@x": 2, "c@x": 1}
+    assert {m["reason"] for m in cycle.matches} == {"no_preemption"}
+    assert len(cycle.unmatched) == 30 - 7
+
+
+def test_a_slot_whose_rank_prefers_the_job_is_preempted_by_rank() -> None:
+    # the slot's RANK prefers jobs of owner "a" (1 > CurrentRank 0): reason Rank, whoever
+    # the users and whatever PREEMPTION_REQUIREMENTS (reference 3.6 step 4)
+    machines = [_claimed("slot1@m", "b@x", Rank='TARGET.Owner == "a"')]
+    subs = [_submitter("a@x", 50, _jobs("a", 1)), _submitter("b@x", 5, [])]
+    cycle = _cycle(machines, subs)
+    assert cycle.matches == [{"job": "1.0", "slot": "slot1@m", "reason": "rank"}]
+
+
+def test_d10_priority_preemption_needs_preemption_requirements() -> None:
+    """a (EUP 5) wants b's (EUP 100) slot: the code's default PREEMPTION_REQUIREMENTS is
+    False: no match; set to True: reason priority. The seed's default is "20% better":
+    RemoteUserPrio (100) > SubmitterUserPrio (5) x 1.2. (A small free slot the job does not
+    want makes the seed's pie, the slots available now, one slot: D16.)"""
+    machines = [_claimed("slot1@m", "b@x", Memory="4096"), _slot("tiny@m", Memory="512")]
+    job = _jobs("a", 1, Requirements="TARGET.Memory > 1000")
+    subs = [_submitter("a@x", 5, job), _submitter("b@x", 100, [])]
+    assert _cycle(machines, subs).matches == []
+    allowed = _cycle(machines, subs, "PREEMPTION_REQUIREMENTS = True\n")
+    assert allowed.matches == [{"job": "1.0", "slot": "slot1@m", "reason": "priority"}]
+    seed = _cycle(machines, subs, semantics="manual")
+    assert [m["reason"] for m in seed.matches] == ["priority"]
+
+
+def test_d4_the_seed_also_needs_a_better_eup() -> None:
+    """a (EUP 50) wants b's (EUP 10) slot with PREEMPTION_REQUIREMENTS = True: the code has
+    no EUP test since 8.7.9 (priority); the seed needs the job's EUP to be better (none)."""
+    machines = [_claimed("slot1@m", "b@x")]
+    subs = [_submitter("a@x", 50, _jobs("a", 1)), _submitter("b@x", 10, [])]
+    config = "PREEMPTION_REQUIREMENTS = True\n"
+    assert [m["reason"] for m in _cycle(machines, subs, config).matches] == ["priority"]
+    assert _cycle(machines, subs, config, semantics="manual").matches == []
+
+
+def test_d8_a_claimed_idle_slot() -> None:
+    """The code's negotiator has no state test: a Claimed/Idle slot is a candidate like a
+    busy one; the seed skips it (3.4.5 step 2)."""
+    machines = [_claimed("slot1@m", "b@x", activity="Idle", Rank='TARGET.Owner == "a"')]
+    subs = [_submitter("a@x", 5, _jobs("a", 1)), _submitter("b@x", 100, [])]
+    assert [m["reason"] for m in _cycle(machines, subs).matches] == ["rank"]
+    assert _cycle(machines, subs, semantics="manual").matches == []
+
+
+def test_the_same_submitter_is_not_preempted_by_priority() -> None:
+    machines = [_claimed("slot1@m", "a@x")]
+    subs = [_submitter("a@x", 5, _jobs("a", 1))]
+    assert _cycle(machines, subs, "PREEMPTION_REQUIREMENTS = True\n").matches == []
+
+
+def test_an_idle_slot_is_preferred_to_preemption_and_the_job_rank_first() -> None:
+    """Sort key (3.6 step 7): job Rank before the reason; at equal job Rank, no preemption
+    beats priority."""
+    machines = [_claimed("busy@m", "b@x", Memory="8192"), _slot("idle@m", Memory="2048")]
+    subs = [_submitter("a@x", 5, _jobs("a", 1)), _submitter("b@x", 100, [])]
+    config = "PREEMPTION_REQUIREMENTS = True\n"
+    assert _cycle(machines, subs, config).matches[0]["slot"] == "idle@m"
+    ranked = [_submitter("a@x", 5, _jobs("a", 1, Rank="TARGET.Memory")), subs[1]]
+    assert _cycle(machines, ranked, config).matches == [
+        {"job": "1.0", "slot": "busy@m", "reason": "priority"}
+    ]
+
+
+def test_why_a_job_is_not_running() -> None:
+    machines = [
+        _slot("small@m", Memory="1024"),
+        _slot("arm@m", Memory="8192", Arch='"ARM"'),
+        _slot("owner@m", Memory="8192", Arch='"X86_64"', START="false"),
+        _claimed("taken@m", "b@x", Memory="8192", Arch='"X86_64"'),
+    ]
+    job = _jobs("a", 1, Requirements='TARGET.Memory >= 4096 && TARGET.Arch == "X86_64"')
+    subs = [_submitter("a@x", 5, job), _submitter("b@x", 1, [])]
+    cycle = _cycle(machines, subs)
+    assert cycle.unmatched == ["1.0"]
+    why = cycle.why_unmatched["1.0"]
+    assert why["slots"] == 4
+    assert why["clauses"] == {"TARGET.Memory >= 4096": 1, 'TARGET.Arch == "X86_64"': 2}
+    assert why["rejected_by_job_requirements"] == 2  # small (memory), arm (and small's arch)
+    assert why["rejected_by_slot_requirements"] == 1  # owner@m: START is false
+    assert why["matching_both_ways"] == 1 and why["busy_not_preemptable"] == 1
+
+
+def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {
+        "config": "",
+        "machines": [_slot("slot1@m"), _slot("slot2@m", Memory="512")],
+        "submitters": [_submitter("a@x", 5, _jobs("a", 2, Requirements="TARGET.Memory > 1000"))],
+    }
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+    assert main(["negotiate", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"submitter_order", "matches", "unmatched", "match_count",
+                        "why_unmatched", "groups"}  # fmt: skip
+    assert out["matches"] == [{"job": "1.0", "slot": "slot1@m", "reason": "no_preemption"}]
+    assert out["unmatched"] == ["1.1"]
+    assert main(["negotiate", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "Job 1.1 not matched" in text and "TARGET.Memory > 1000" in text
+
+
+@pytest.mark.parametrize(
+    ("doc", "message"),
+    [
+        ({"machines_file": "x.json"}, "machines_file"),
+        ({"config": "GROUP_NAMES = g\n"}, "GROUP_NAMES"),
+        ({"machines": [{"name": "s", "ad": {"Memory": "1 +"}}]}, "machines[0].ad.Memory"),
+        ({"machines": [], "submitters": [{"rup": 1}]}, "submitters[0]"),
+    ],
+)
+def test_bad_snapshots(doc: dict[str, Any], message: str) -> None:
+    with pytest.raises(SnapshotError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        negotiate_snapshot(doc, semantics="code")

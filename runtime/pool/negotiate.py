@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from compiler import yamlcache
@@ -240,14 +241,8 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
 
     if not isinstance(document, Mapping):
         raise SnapshotError("a SNAPSHOT must be a mapping with machines and submitters", file=file)
-    for key in ("machines_file", "jobs_file", "userprio_file"):
-        if key in document:
-            raise SnapshotError(
-                f"{key}: reading condor_status/condor_q/condor_userprio dumps is not built "
-                "yet; give the ads inline ('machines', 'submitters')",
-                file=file,
-            )
-    unknown = sorted(set(document) - {"config", "machines", "submitters"})
+    document = _with_dumps(document, file)
+    unknown = sorted(set(document) - {"config", "machines", "submitters", "_userprio"})
     if unknown:
         raise SnapshotError(f"unknown key {unknown[0]!r}", file=file)
     config = load_config(text=str(document.get("config") or ""), subsystem="NEGOTIATOR")
@@ -273,7 +268,9 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
         where = f"machines[{index}]"
         if not isinstance(raw, Mapping) or "name" not in raw:
             raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
-        ad = _ad(raw.get("ad") or {}, f"{where}.ad", file)
+        ad = (
+            dict(raw["ad"]) if raw.get("_parsed") else _ad(raw.get("ad") or {}, f"{where}.ad", file)
+        )
         state = _attr(ad, "State")
         user = None
         if state in ("Claimed", "Preempting"):
@@ -305,7 +302,9 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                 _Job(
                     str(job.get("id", f"{index}.{j}")),
                     name,
-                    _ad(job["ad"], f"{where}.jobs[{j}].ad", file),
+                    dict(job["ad"])
+                    if job.get("_parsed")
+                    else _ad(job["ad"], f"{where}.jobs[{j}].ad", file),
                 )
             )
         mine.sort(key=lambda jb: (-_number(_attr(jb.ad, "JobPrio"), 0.0),
@@ -313,7 +312,15 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                                   _number(_attr(jb.ad, "ProcId"), 0.0)))  # fmt: skip
         jobs[name] = mine
         submitters.append(Submitter(name, eup, 0.0, len(mine)))
-    eup_of = {s.name: s.eup for s in submitters}
+    eup_of = {
+        name: effective_priority(
+            values["rup"],
+            priority_factor(name, values["factor"], knobs, accountant),
+            accountant,
+        )
+        for name, values in (document.get("_userprio") or {}).items()
+    }
+    eup_of.update({s.name: s.eup for s in submitters})
     default_eup = effective_priority(
         accountant.initial_rup, accountant.default_prio_factor, accountant
     )
@@ -431,11 +438,86 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     return Cycle([s.name for s in order], matches, unmatched, count, why)
 
 
+def _dump_path(name: Any, key: str, file: str | None) -> Path:
+    if not isinstance(name, str) or not name:
+        raise SnapshotError(f"{key} must name a file", file=file)
+    path = Path(name)
+    if not path.is_absolute() and file is not None:
+        path = Path(file).parent / path
+    if not path.is_file():
+        raise SnapshotError(f"{key}: no such file {str(path)!r}", file=file)
+    return path
+
+
+def _with_dumps(document: Mapping[str, Any], file: str | None) -> dict[str, Any]:
+    """`document` with its dump files read: `machines_file` (`condor_status -l` or
+    `-json`: one machine per ad, named by its Name), `jobs_file` (`condor_q -l` or `-json`:
+    idle jobs, JobStatus 1, grouped into submitters by AccountingGroup, else User, else
+    Owner; id ClusterId.ProcId) and `userprio_file` (`condor_userprio -l`: Name,
+    Priority (the RUP) and PriorityFactor, one ad per user or the old one-ad form with
+    Name1, Priority1 ...). Inline `machines` and `submitters` are kept; a submitter named
+    inline keeps its rup and factor."""
+    from compiler.classad import load_ads
+
+    out = {k: v for k, v in document.items() if not k.endswith("_file")}
+    for key in document:
+        if key.endswith("_file") and key not in ("machines_file", "jobs_file", "userprio_file"):
+            raise SnapshotError(f"unknown key {key!r}", file=file)
+    if "machines_file" in document:
+        ads = load_ads(_dump_path(document["machines_file"], "machines_file", file))
+        machines = list(out.get("machines") or [])
+        for ad in ads:
+            name = ad.get("Name")
+            machines.append({"name": str(name), "ad": dict(ad.items()), "_parsed": True})
+        out["machines"] = machines
+    prio: dict[str, dict[str, float]] = {}
+    if "userprio_file" in document:
+        for ad in load_ads(_dump_path(document["userprio_file"], "userprio_file", file)):
+            for suffix in _prio_suffixes(ad):
+                name = ad.get(f"Name{suffix}")
+                if isinstance(name, str):
+                    prio[name] = {
+                        "rup": _number(ad.get(f"Priority{suffix}"), 0.5),
+                        "factor": _number(ad.get(f"PriorityFactor{suffix}"), 1.0),
+                    }
+    submitters = {str(s.get("name")): dict(s) for s in out.get("submitters") or []
+                  if isinstance(s, Mapping)}  # fmt: skip
+    for name, values in prio.items():
+        if name in submitters:
+            for key, value in values.items():
+                submitters[name].setdefault(key, value)
+    if "jobs_file" in document:
+        for ad in load_ads(_dump_path(document["jobs_file"], "jobs_file", file)):
+            if _number(ad.get("JobStatus"), 1.0) != 1.0:
+                continue  # only idle jobs negotiate
+            owner = ad.get("AccountingGroup") or ad.get("User") or ad.get("Owner")
+            name = str(owner)
+            entry = submitters.setdefault(name, {"name": name, **prio.get(name, {})})
+            jobs = entry.setdefault("jobs", [])
+            job_id = f"{ad.get('ClusterId')}.{ad.get('ProcId')}"
+            jobs.append({"id": job_id, "ad": dict(ad.items()), "_parsed": True})
+    if submitters or "submitters" in out:
+        out["submitters"] = list(submitters.values())
+    if prio:
+        out["_userprio"] = prio  # every user's priority, submitting or not (RemoteUserPrio)
+    return out
+
+
+def _prio_suffixes(ad: Mapping[str, Any]) -> list[str]:
+    """ "" for the one-ad-per-user form, "1", "2" ... for the old one big ad."""
+    if "Name" in ad:
+        return [""]
+    return [k[4:] for k in ad if k.startswith("Name") and k[4:].isdigit()]
+
+
 def _autocluster(job: _Job) -> tuple[Any, ...]:
+    """The job's significant attributes (every one but its ids and the ephemeral ones):
+    jobs alike here are one autocluster, skipped together after a failed match."""
+    from compiler.classad import ast as A
     from compiler.classad import unparse
 
     return tuple(sorted(
-        (k.lower(), unparse(v) if not isinstance(v, bool | int | float) else repr(v))
+        (k.lower(), unparse(v) if isinstance(v, A.Expr) else repr(v))
         for k, v in job.ad.items()
         if k.lower() not in NOT_SIGNIFICANT and not k.startswith("Submitter")
     ))  # fmt: skip

@@ -159,7 +159,6 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        ({"machines_file": "x.json"}, "machines_file"),
         ({"config": "GROUP_NAMES = g\n"}, "GROUP_NAMES"),
         ({"machines": [{"name": "s", "ad": {"Memory": "1 +"}}]}, "machines[0].ad.Memory"),
         ({"machines": [], "submitters": [{"rup": 1}]}, "submitters[0]"),
@@ -168,3 +167,30 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 def test_bad_snapshots(doc: dict[str, Any], message: str) -> None:
     with pytest.raises(SnapshotError, match=message.replace("[", r"\[").replace("]", r"\]")):
         negotiate_snapshot(doc, semantics="code")
+
+
+def test_a_snapshot_from_dumps(capsys: pytest.CaptureFixture[str]) -> None:
+    """tests/pool/data: a `condor_status -l` dump (two slots, one claimed by bob with a
+    RANK that prefers ann's jobs), a `condor_q -json` dump (ann's two idle jobs and one
+    running, cy's idle job that no slot fits) and an old-form `condor_userprio -l` dump.
+    cy (RUP 0.5) negotiates first; ann's jobs have no Rank, so the slot's own RANK counts
+    as the job's (EvalFloat's quirk, reference 3.6 step 7): 7.0 takes bob's slot by
+    rank, 7.1 the idle one; the running 7.2 does not negotiate."""
+    path = Path(__file__).parent / "data" / "snapshot.yaml"
+    assert main(["negotiate", str(path), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["submitter_order"] == ["cy@example.com", "ann@example.com"]
+    assert out["matches"] == [
+        {"job": "7.0", "slot": "slot2@c1.example.com", "reason": "rank"},
+        {"job": "7.1", "slot": "slot1@c1.example.com", "reason": "no_preemption"},
+    ]
+    assert out["unmatched"] == ["9.0"]
+    assert out["why_unmatched"]["9.0"]["clauses"] == {"TARGET.Memory >= 100000": 2}
+
+
+def test_a_missing_dump_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "snap.yaml"
+    path.write_text("machines_file: nowhere.txt\n")
+    assert main(["negotiate", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "machines_file: no such file" in err and "Traceback" not in err

@@ -5,7 +5,7 @@ SNAPSHOT (JSON or YAML): `{"config": "negotiator configuration text", "machines"
 "slot1@m1", "ad": {attr: ClassAd source text}}], "submitters": [{"name": "u@domain", "rup":
 x, "factor": f, "jobs": [{"id": "1.0", "ad": {...}}]}]}`, or `machines_file` / `jobs_file` /
 `userprio_file` naming condor_status / condor_q (-l or -json) and condor_userprio -l dumps.
-Today: the traditional path (no GROUP_NAMES: use `quotas` for group quotas). The cycle: submitters by EUP, pie slices, the schedd's job order and
+With GROUP_NAMES the groups negotiate in order, each within its first-round limit. The cycle: submitters by EUP, pie slices, the schedd's job order and
 autoclusters, both Requirements, NEGOTIATOR_PRE_JOB_RANK / job Rank / NEGOTIATOR_POST_JOB_RANK,
 the three reasons (no preemption, RANK, priority with PREEMPTION_REQUIREMENTS) and
 PREEMPTION_RANK; every match says why, every unmatched job why not. Rules: docs/pool.md.

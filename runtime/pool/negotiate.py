@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -171,6 +171,7 @@ class Cycle:
     unmatched: list[str]
     match_count: dict[str, int]
     why_unmatched: dict[str, dict[str, Any]]
+    groups: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -179,7 +180,7 @@ class Cycle:
             "unmatched": self.unmatched,
             "match_count": self.match_count,
             "why_unmatched": self.why_unmatched,
-            "groups": {},
+            "groups": self.groups,
         }
 
 
@@ -245,12 +246,9 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     unknown = sorted(set(document) - {"config", "machines", "submitters", "_userprio"})
     if unknown:
         raise SnapshotError(f"unknown key {unknown[0]!r}", file=file)
-    config = load_config(text=str(document.get("config") or ""), subsystem="NEGOTIATOR")
-    if (config.get("GROUP_NAMES") or "").strip():
-        raise SnapshotError(
-            "GROUP_NAMES: negotiating under group quotas is not built yet (see `quotas`)",
-            file=file,
-        )
+    config_text = str(document.get("config") or "")
+    config = load_config(text=config_text, subsystem="NEGOTIATOR")
+    group_names = (config.get("GROUP_NAMES") or "").strip()
     rules, pie_facts, accountant = rules_facts(semantics), cycle_facts(semantics), facts(semantics)
 
     def knob(name: str, default: str | None) -> str | None:
@@ -354,79 +352,108 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     matched_jobs: set[str] = set()
     why: dict[str, dict[str, Any]] = {}
     remaining = {s.name: list(jobs[s.name]) for s in submitters}
-    spins = 0
-    while free:
-        asking = [s.name for s in order if remaining[s.name]]
-        if not asking:
-            break
-        spins += 1
-        shares = _shares({n: eup_of[n] for n in asking})
-        pie_left = sum(max(shares[n] * pool - usage[n], 0.0) for n in asking)
-        if pie_left <= 0 and not consider:
-            break
-        progress = False
-        for name in asking:
-            limit = min(max(shares[name] * pool - usage[name], 0.0), max(pie_left, 0.0))
-            if spins > 1 and not pie_facts.round_up_later_spins and limit < 1:
-                continue
-            used = used_unclaimed = 0.0
-            rejected: set[tuple[Any, ...]] = set()
-            for job in list(remaining[name]):
-                if not free:
-                    break
-                cluster = _autocluster(job)
-                if cluster in rejected:
+
+    def negotiate_with_group(members: list[Submitter], group: str, group_quota: float) -> None:
+        """`negotiateWithGroup`: pie spins over `members` with the group's limit (the
+        pie is at most the limit; each slice at most what the group has left)."""
+        spins = 0
+        total = min(pool, group_quota)
+        while free:
+            asking = [s.name for s in members if remaining[s.name]]
+            if not asking:
+                break
+            spins += 1
+            group_left = group_quota - sum(usage[s.name] for s in members)
+            shares = _shares({n: eup_of[n] for n in asking})
+
+            slices = {
+                n: min(max(shares[n] * total - usage[n], 0.0), max(group_left, 0.0)) for n in asking
+            }
+            pie_left = sum(slices.values())
+            if pie_left <= 0 and not consider:
+                break
+            progress = False
+            for name in asking:
+                group_left = group_quota - sum(usage[s.name] for s in members)
+                limit = min(
+                    max(shares[name] * total - usage[name], 0.0),
+                    max(group_left, 0.0),
+                    max(pie_left, 0.0),
+                )
+                if spins > 1 and not pie_facts.round_up_later_spins and limit < 1:
                     continue
-                job.ad["SubmitterUserPrio"] = eup_of[name]
-                job.ad["SubmitterUserResourcesInUse"] = usage[name]
-                job.ad["SubmitterNegotiatingGroup"] = "<none>"
-                best = None
-                for slot in free:
-                    if not symmetric_match(slot.ad, job.ad):
+                used = used_unclaimed = 0.0
+                rejected: set[tuple[Any, ...]] = set()
+                for job in list(remaining[name]):
+                    if not free:
+                        break
+                    cluster = _autocluster(job)
+                    if cluster in rejected:
                         continue
-                    reason = _reason(
-                        slot, job, name, consider, preemption_req, rules, eup_of, default_eup
-                    )
-                    if reason is None:
+                    job.ad["SubmitterUserPrio"] = eup_of[name]
+                    job.ad["SubmitterUserResourcesInUse"] = usage[name]
+                    job.ad["SubmitterNegotiatingGroup"] = group
+                    best = None
+                    for slot in free:
+                        if not symmetric_match(slot.ad, job.ad):
+                            continue
+                        reason = _reason(
+                            slot, job, name, consider, preemption_req, rules, eup_of, default_eup
+                        )
+                        if reason is None:
+                            continue
+                        cost = slot.weight
+                        if reason == "priority" and not (
+                            used + cost <= limit or (used == 0 and limit > 0)
+                        ):
+                            continue
+                        if reason == "no_preemption" and not (
+                            used_unclaimed + cost <= limit or (used_unclaimed == 0 and limit > 0)
+                        ):
+                            continue
+                        ranks = (
+                            _rank(pre_rank, slot.ad, job.ad),
+                            _job_rank(job.ad, slot.ad),
+                            _rank(post_rank, slot.ad, job.ad),
+                            _REASON_ORDER[reason],
+                            _rank(preemption_rank, slot.ad, job.ad)
+                            if reason != "no_preemption"
+                            else -FLT_MAX,
+                        )
+                        if best is None or ranks > best[0]:
+                            best = (ranks, slot, reason)
+                    if best is None:
+                        rejected.add(cluster)
                         continue
-                    cost = slot.weight
-                    if reason == "priority" and not (
-                        used + cost <= limit or (used == 0 and limit > 0)
-                    ):
-                        continue
-                    if reason == "no_preemption" and not (
-                        used_unclaimed + cost <= limit or (used_unclaimed == 0 and limit > 0)
-                    ):
-                        continue
-                    ranks = (
-                        _rank(pre_rank, slot.ad, job.ad),
-                        _job_rank(job.ad, slot.ad),
-                        _rank(post_rank, slot.ad, job.ad),
-                        _REASON_ORDER[reason],
-                        _rank(preemption_rank, slot.ad, job.ad)
-                        if reason != "no_preemption"
-                        else -FLT_MAX,
-                    )
-                    if best is None or ranks > best[0]:
-                        best = (ranks, slot, reason)
-                if best is None:
-                    rejected.add(cluster)
-                    continue
-                _, slot, reason = best
-                free.remove(slot)
-                remaining[name].remove(job)
-                matched_jobs.add(job.id)
-                matches.append({"job": job.id, "slot": slot.name, "reason": reason})
-                usage[name] += slot.weight
-                used += slot.weight
-                if reason == "no_preemption":
-                    used_unclaimed += slot.weight
-                pie_left -= slot.weight
-                progress = True
-                if used >= limit and used_unclaimed >= limit:
-                    break
-        if not progress:
-            break
+                    _, slot, reason = best
+                    free.remove(slot)
+                    remaining[name].remove(job)
+                    matched_jobs.add(job.id)
+                    matches.append({"job": job.id, "slot": slot.name, "reason": reason})
+                    usage[name] += slot.weight
+                    used += slot.weight
+                    if reason == "no_preemption":
+                        used_unclaimed += slot.weight
+                    pie_left -= slot.weight
+                    progress = True
+                    if used >= limit and used_unclaimed >= limit:
+                        break
+            if not progress:
+                break
+
+    groups: dict[str, dict[str, Any]] = {}
+    if group_names:
+        groups = _group_plan(config_text, group_names, order, remaining, usage, slots, semantics)
+        members_of: dict[str, list[Submitter]] = {g: [] for g in groups}
+        for sub in order:
+            members_of[assigned_group(sub.name, list(groups))].append(sub)
+        for group in sorted(groups, key=lambda g: groups[g]["order"]):
+            negotiate_with_group(members_of[group], group, float(groups[group]["limit"]))
+            groups[group]["matches"] = sum(
+                1 for m in matches for sub in members_of[group] if m["job"] in _ids(jobs[sub.name])
+            )
+    else:
+        negotiate_with_group(order, "<none>", math.inf)
     unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
     all_jobs = {j.id: j for s in order for j in jobs[s.name]}
     taken = {m["slot"] for m in matches}
@@ -435,7 +462,66 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     count = {
         s.name: sum(1 for m in matches if all_jobs[m["job"]].submitter == s.name) for s in order
     }
-    return Cycle([s.name for s in order], matches, unmatched, count, why)
+    return Cycle([s.name for s in order], matches, unmatched, count, why, groups)
+
+
+def _ids(jobs: Sequence[_Job]) -> set[str]:
+    return {j.id for j in jobs}
+
+
+def assigned_group(submitter: str, groups: Sequence[str]) -> str:
+    """`GroupEntry::GetAssignedGroup`: strip from the last `@`, cut at the last `.` (what
+    follows is the user), and walk down the group names as far as they exist
+    (case-insensitively); no `.` before the `@`: the root `<none>`."""
+    known = {g.lower(): g for g in groups}
+    name = submitter.rpartition("@")[0] if "@" in submitter else submitter
+    if "@" not in submitter and name.lower() in known:
+        return known[name.lower()]  # a group name maps to itself
+    path, dot, _user = name.rpartition(".")
+    if not dot:
+        return "<none>"
+    found = "<none>"
+    parts = path.split(".")
+    for n in range(1, len(parts) + 1):
+        candidate = ".".join(parts[:n]).lower()
+        if candidate not in known:
+            break
+        found = known[candidate]
+    return found
+
+
+def _group_plan(
+    config_text: str,
+    group_names: str,
+    order: Sequence[Submitter],
+    remaining: Mapping[str, Sequence[_Job]],
+    usage: Mapping[str, float],
+    slots: Sequence[_Slot],
+    semantics: str,
+) -> dict[str, dict[str, Any]]:
+    """The groups' quotas, allocations, first-round limits and order for this cycle
+    (runtime.pool.groups): the pool is every slot's weight, a group's demand its
+    submitters' usage plus idle jobs, its usage theirs (reference 2.2)."""
+    from compiler.config import load_config
+    from runtime.pool.groups import group_tree, quota_report
+
+    del group_names  # the tree is read from the configuration
+    tree = [
+        g.name for g in group_tree(load_config(text=config_text, subsystem="NEGOTIATOR")).walk()
+    ]
+    demand: dict[str, float] = {}
+    used: dict[str, float] = {}
+    for sub in order:
+        group = assigned_group(sub.name, tree)
+        demand[group] = demand.get(group, 0.0) + usage[sub.name] + len(remaining[sub.name])
+        used[group] = used.get(group, 0.0) + usage[sub.name]
+    document = {
+        "config": config_text,
+        "total_slots": sum(s.weight for s in slots),
+        "demand": demand,
+        "usage": used,
+    }
+    return quota_report(document, semantics=semantics)
 
 
 def _dump_path(name: Any, key: str, file: str | None) -> Path:

@@ -159,7 +159,6 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
 @pytest.mark.parametrize(
     ("doc", "message"),
     [
-        ({"config": "GROUP_NAMES = g\n"}, "GROUP_NAMES"),
         ({"machines": [{"name": "s", "ad": {"Memory": "1 +"}}]}, "machines[0].ad.Memory"),
         ({"machines": [], "submitters": [{"rup": 1}]}, "submitters[0]"),
     ],
@@ -194,3 +193,48 @@ def test_a_missing_dump_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["negotiate", str(path)]) == 2
     err = capsys.readouterr().err
     assert "machines_file: no such file" in err and "Traceback" not in err
+
+
+GROUPS = """GROUP_NAMES = group_a, group_b
+GROUP_QUOTA_group_a = 2
+GROUP_QUOTA_group_b = 2
+"""
+
+
+def test_groups_negotiate_within_their_limits() -> None:
+    """Two groups of quota 2 on 4 free slots: ann (EUP 5) alone would take most slots by
+    the pie; under the quotas each group negotiates with its limit 2 (reference 2.7), in
+    GROUP_SORT_EXPR order (both unused: tree order), the root last."""
+    machines = [_slot(f"slot{i}@m") for i in range(4)]
+    subs = [
+        _submitter("group_a.ann@x", 5, _jobs("ann", 10, 1)),
+        _submitter("group_b.bob@x", 50, _jobs("bob", 10, 2)),
+    ]
+    cycle = _cycle(machines, subs, GROUPS)
+    assert cycle.match_count == {"group_a.ann@x": 2, "group_b.bob@x": 2}
+    assert {g: (row["limit"], row["order"]) for g, row in cycle.groups.items()} == {
+        "group_a": (2, 1), "group_b": (2, 2), "<none>": (0, 3)
+    }  # fmt: skip
+    assert cycle.to_json()["groups"]["group_a"]["matches"] == 2
+
+
+def test_surplus_goes_where_it_is_accepted() -> None:
+    """bob's group has no jobs: with GROUP_ACCEPT_SURPLUS its unused quota is allocated
+    to ann's group (limit 4); without it ann's group stays at 2."""
+    machines = [_slot(f"slot{i}@m") for i in range(4)]
+    subs = [_submitter("group_a.ann@x", 5, _jobs("ann", 10, 1))]
+    assert _cycle(machines, subs, GROUPS).match_count == {"group_a.ann@x": 2}
+    surplus = _cycle(machines, subs, GROUPS + "GROUP_ACCEPT_SURPLUS = True\n")
+    assert surplus.match_count == {"group_a.ann@x": 4}
+
+
+def test_assigned_group() -> None:
+    from runtime.pool.negotiate import assigned_group
+
+    groups = ["<none>", "group_physics", "group_physics.lab1"]
+    assert assigned_group("group_physics.lab1.newton@x", groups) == "group_physics.lab1"
+    assert assigned_group("group_physics.curie@x", groups) == "group_physics"
+    assert assigned_group("GROUP_PHYSICS.curie@x", groups) == "group_physics"
+    assert assigned_group("group_chem.curie@x", groups) == "<none>"
+    assert assigned_group("ann@x", groups) == "<none>"
+    assert assigned_group("group_physics", groups) == "group_physics"

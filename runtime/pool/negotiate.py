@@ -457,8 +457,13 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
     all_jobs = {j.id: j for s in order for j in jobs[s.name]}
     taken = {m["slot"] for m in matches}
+    analysed: dict[tuple[Any, ...], dict[str, Any]] = {}  # one analysis per autocluster
     for job_id in unmatched:
-        why[job_id] = why_unmatched(all_jobs[job_id].ad, slots, taken)
+        job = all_jobs[job_id]
+        cluster = _autocluster(job)
+        if cluster not in analysed:
+            analysed[cluster] = why_unmatched(job.ad, slots, taken)
+        why[job_id] = dict(analysed[cluster])
     count = {
         s.name: sum(1 for m in matches if all_jobs[m["job"]].submitter == s.name) for s in order
     }

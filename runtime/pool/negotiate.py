@@ -343,8 +343,8 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
         idle_claim = state == "Claimed" and _attr(slot.ad, "Activity") == "Idle"
         return not (rules.skip_claimed_idle and idle_claim)  # D8
 
-    free = [s for s in slots if eligible(s)]
-    for slot in free:  # addRemoteUserPrios: the claim holder's EUP on the slot
+    free = {s.name: s for s in slots if eligible(s)}  # in slot order
+    for slot in free.values():  # addRemoteUserPrios: the claim holder's EUP on the slot
         if consider and slot.user is not None:
             slot.ad["RemoteUserPrio"] = eup_of.get(slot.user, default_eup)
     order = sorted(submitters, key=lambda s: (s.eup, s.name))
@@ -352,6 +352,30 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     matched_jobs: set[str] = set()
     why: dict[str, dict[str, Any]] = {}
     remaining = {s.name: list(jobs[s.name]) for s in submitters}
+
+    def _match_list(
+        job: _Job, name: str, candidates: Any
+    ) -> list[tuple[tuple[float, ...], _Slot, str]]:
+        """`matchmakingAlgorithm` steps 1-4 and 7 for `job` over the free slots: every slot
+        matching both ways with a reason, best first (ties in slot order); the submitter
+        limit is checked when an entry is taken."""
+        out: list[tuple[tuple[float, ...], _Slot, str]] = []
+        for slot in candidates:
+            if not symmetric_match(slot.ad, job.ad):
+                continue
+            reason = _reason(slot, job, name, consider, preemption_req, rules, eup_of, default_eup)
+            if reason is None:
+                continue
+            ranks = (
+                _rank(pre_rank, slot.ad, job.ad),
+                _job_rank(job.ad, slot.ad),
+                _rank(post_rank, slot.ad, job.ad),
+                float(_REASON_ORDER[reason]),
+                _rank(preemption_rank, slot.ad, job.ad) if reason != "no_preemption" else -FLT_MAX,
+            )
+            out.append((ranks, slot, reason))
+        out.sort(key=lambda entry: entry[0], reverse=True)  # stable: equal keys keep order
+        return out
 
     def negotiate_with_group(members: list[Submitter], group: str, group_quota: float) -> None:
         """`negotiateWithGroup`: pie spins over `members` with the group's limit (the
@@ -384,6 +408,8 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                     continue
                 used = used_unclaimed = 0.0
                 rejected: set[tuple[Any, ...]] = set()
+                list_key: tuple[str, tuple[Any, ...]] | None = None
+                match_list: list[tuple[tuple[float, ...], _Slot, str]] = []
                 for job in list(remaining[name]):
                     if not free:
                         break
@@ -393,14 +419,15 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                     job.ad["SubmitterUserPrio"] = eup_of[name]
                     job.ad["SubmitterUserResourcesInUse"] = usage[name]
                     job.ad["SubmitterNegotiatingGroup"] = group
+                    if (name, cluster) != list_key:
+                        # the match list (`MatchListType`): built once for the first job
+                        # of an autocluster, sorted; the next jobs of it take the next entry
+                        list_key = (name, cluster)
+                        match_list = _match_list(job, name, free.values())
                     best = None
-                    for slot in free:
-                        if not symmetric_match(slot.ad, job.ad):
-                            continue
-                        reason = _reason(
-                            slot, job, name, consider, preemption_req, rules, eup_of, default_eup
-                        )
-                        if reason is None:
+                    for entry in match_list:
+                        _, slot, reason = entry
+                        if slot.name not in free:
                             continue
                         cost = slot.weight
                         if reason == "priority" and not (
@@ -411,22 +438,13 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                             used_unclaimed + cost <= limit or (used_unclaimed == 0 and limit > 0)
                         ):
                             continue
-                        ranks = (
-                            _rank(pre_rank, slot.ad, job.ad),
-                            _job_rank(job.ad, slot.ad),
-                            _rank(post_rank, slot.ad, job.ad),
-                            _REASON_ORDER[reason],
-                            _rank(preemption_rank, slot.ad, job.ad)
-                            if reason != "no_preemption"
-                            else -FLT_MAX,
-                        )
-                        if best is None or ranks > best[0]:
-                            best = (ranks, slot, reason)
+                        best = entry
+                        break
                     if best is None:
                         rejected.add(cluster)
                         continue
                     _, slot, reason = best
-                    free.remove(slot)
+                    del free[slot.name]
                     remaining[name].remove(job)
                     matched_jobs.add(job.id)
                     matches.append({"job": job.id, "slot": slot.name, "reason": reason})

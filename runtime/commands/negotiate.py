@@ -24,6 +24,13 @@ HELP = "One negotiation cycle over a pool snapshot: who gets which slot, and why
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pool_arguments(parser, "SNAPSHOT", "machines, submitters and their jobs")
+    parser.add_argument(
+        "--startd",
+        metavar="CONFIG",
+        help="the startd configuration of the matched slots: each match then drives the "
+        "slot's own compiled table (an idle slot is claimed; a RANK or priority match "
+        "is a preempting claim) and the transitions it fires are shown",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -33,13 +40,28 @@ def run(args: argparse.Namespace) -> int:
     cycle = negotiate_snapshot(
         read_document(args.snapshot), semantics=args.semantics, file=args.snapshot
     )
+    document = cycle.to_json()
+    if args.startd:
+        from compiler import compile_policy
+        from compiler.config import load_config
+        from runtime.pool import drive_match
+
+        table = compile_policy(load_config(args.startd), semantics=args.semantics)
+        for match in document["matches"]:
+            fired = drive_match(
+                table, cycle.slot_ads[match["slot"]], cycle.job_ads[match["job"]], match["reason"]
+            )
+            match["startd"] = [f.to_json() for f in fired]
     if args.format == "json":
-        print(json.dumps(cycle.to_json(), indent=2))
+        print(json.dumps(document, indent=2))
         return 0
     print(f"condor-policy negotiate ({args.semantics} semantics)")
     print("Submitters in order: " + ", ".join(cycle.submitter_order))
-    for match in cycle.matches:
+    for match in document["matches"]:
         print(f"  {match['job']:>10} -> {match['slot']}  ({match['reason'].replace('_', ' ')})")
+        for fired in match.get("startd", []):
+            path = f"{'/'.join(fired['from'])} -> {'/'.join(fired['to'])}"
+            print(f"{'':14}slot: #{fired['number']}: {path}")
     for name, count in cycle.match_count.items():
         print(f"{name}: {count} match(es)")
     for job, why in cycle.why_unmatched.items():

@@ -8,7 +8,7 @@ Public API
 `read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
 semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
-`Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`
+`Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`, `drive_match`
 (runtime.pool.negotiate: one negotiation cycle).
 """
 
@@ -30,6 +30,7 @@ from runtime.pool.negotiate import (
     SnapshotError,
     Submitter,
     cycle_facts,
+    drive_match,
     negotiate_snapshot,
     spin_the_pie,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "Submitter",
     "cycle_facts",
     "decay",
+    "drive_match",
     "effective_priority",
     "facts",
     "group_tree",

@@ -172,6 +172,9 @@ class Cycle:
     match_count: dict[str, int]
     why_unmatched: dict[str, dict[str, Any]]
     groups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: the ads of the snapshot by slot name and job id (for `drive_match`; not printed)
+    slot_ads: dict[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
+    job_ads: dict[str, Mapping[str, Any]] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -485,7 +488,10 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     count = {
         s.name: sum(1 for m in matches if all_jobs[m["job"]].submitter == s.name) for s in order
     }
-    return Cycle([s.name for s in order], matches, unmatched, count, why, groups)
+    return Cycle(
+        [s.name for s in order], matches, unmatched, count, why, groups,
+        {s.name: s.ad for s in slots}, {j: job.ad for j, job in all_jobs.items()},
+    )  # fmt: skip
 
 
 def _ids(jobs: Sequence[_Job]) -> set[str]:
@@ -734,3 +740,61 @@ def _conjuncts(job: Mapping[str, Any]) -> list[Any]:
 
     walk(expr)
     return out
+
+
+# ---- the matched slots' own compiled tables --------------------------------------------
+
+
+def _literal(ad: Mapping[str, Any], name: str, other: Mapping[str, Any] | None) -> Any:
+    """The value of `name` in `ad` when it is a plain value (UNDEFINED, ERROR, lists and
+    ads are left out: a trace holds plain values)."""
+    value = _eval(name, ad, other)
+    return value if isinstance(value, bool | int | float | str) else None
+
+
+def drive_match(
+    table: Any, slot_ad: Mapping[str, Any], job_ad: Mapping[str, Any], reason: str
+) -> list[Any]:
+    """What the matched slot's own compiled table does with the match (issue 14: the
+    startd side still comes from the slot runtime): an idle slot is matched, claimed and
+    activated; a RANK or priority match reaches a claimed slot running its user's job as a
+    preempting claim (the old job then exits when the startd vacates it). Returns the
+    transitions the slot fires from the match on (runtime `Fired` records)."""
+    from runtime.trace import Step, Trace, replay
+
+    machine = {
+        name: value
+        for name in slot_ad
+        if name not in ("State", "Activity", "Requirements", "START", "Rank", "CurrentRank")
+        and (value := _literal(slot_ad, name, None)) is not None
+    }  # fmt: skip
+    job = {
+        name: value
+        for name in job_ad
+        if not name.startswith("Submitter")
+        and (value := _literal(job_ad, name, slot_ad)) is not None
+    }
+    steps: list[Step] = [Step(0, "tick"), Step(0, "event", "benchmarks_done")]
+    if reason == "no_preemption":
+        steps += [Step(10, "event", "match", job=job), Step(10, "event", "claim", job=job),
+                  Step(11, "event", "activate")]  # fmt: skip
+        start = 10.0
+    else:
+        user = _literal(slot_ad, "RemoteUser", None) or "someone@example.com"
+        running = {"Owner": str(user).partition("@")[0], "JobUniverse": 5}
+        steps += [Step(1, "event", "match", job=running), Step(1, "event", "claim", job=running),
+                  Step(2, "event", "activate"),
+                  Step(10, "event", "preempting_claim", job=job),
+                  Step(20, "event", "starter_exit"), Step(21, "event", "activate")]  # fmt: skip
+        start = 10.0
+    trace = Trace(
+        file="<negotiate>",
+        steps=tuple(steps),
+        era=table.era,
+        semantics=table.semantics,
+        machine=machine,
+        config={"RunBenchmarks": "False"},
+        polling="explicit",
+    )
+    slot: Any = replay(trace, table, until=60)
+    return [f for f in slot.fired if f.t >= start]

@@ -14,6 +14,8 @@ import pytest
 from runtime.cli import main
 from runtime.pool import SnapshotError, negotiate_snapshot
 
+ROOT = Path(__file__).resolve().parents[2]
+
 
 def _slot(name: str, **attrs: str) -> dict[str, Any]:
     ad = {"Requirements": "START", "START": "true", "State": '"Unclaimed"', "Activity": '"Idle"',
@@ -169,13 +171,13 @@ def test_bad_snapshots(doc: dict[str, Any], message: str) -> None:
 
 
 def test_a_snapshot_from_dumps(capsys: pytest.CaptureFixture[str]) -> None:
-    """tests/pool/data: a `condor_status -l` dump (two slots, one claimed by bob with a
+    """docs/examples/pool/dumps: a `condor_status -l` dump (two slots, one claimed by bob with a
     RANK that prefers ann's jobs), a `condor_q -json` dump (ann's two idle jobs and one
     running, cy's idle job that no slot fits) and an old-form `condor_userprio -l` dump.
     cy (RUP 0.5) negotiates first; ann's jobs have no Rank, so the slot's own RANK counts
     as the job's (EvalFloat's quirk, reference 3.6 step 7): 7.0 takes bob's slot by
     rank, 7.1 the idle one; the running 7.2 does not negotiate."""
-    path = Path(__file__).parent / "data" / "snapshot.yaml"
+    path = ROOT / "docs" / "examples" / "pool" / "dumps" / "snapshot.yaml"
     assert main(["negotiate", str(path), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["submitter_order"] == ["cy@example.com", "ann@example.com"]
@@ -238,3 +240,27 @@ def test_assigned_group() -> None:
     assert assigned_group("group_chem.curie@x", groups) == "<none>"
     assert assigned_group("ann@x", groups) == "<none>"
     assert assigned_group("group_physics", groups) == "group_physics"
+
+
+@pytest.mark.parametrize(
+    ("semantics", "preempted"),
+    [
+        # the same paths as tests/scenarios/htcondor-current/rank_preemption.yaml (seed
+        # 002's RANK example): the code goes Busy -> Preempting when no retirement time is
+        # left (D9 of the startd reference), the manual retires first (13, 18)
+        ("code", ["unnumbered:retirement_expired", 23, 11]),
+        ("manual", [13, 18, 23, 11]),
+    ],
+)
+def test_a_match_drives_the_slots_own_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], semantics: str, preempted: list[Any]
+) -> None:
+    config = tmp_path / "startd.config"
+    config.write_text('RANK = (Owner == "ann") * 10\nMaxJobRetirementTime = 0\n')
+    path = ROOT / "docs" / "examples" / "pool" / "dumps" / "snapshot.yaml"
+    args = ["negotiate", str(path), "--startd", str(config), "--format", "json"]
+    assert main([*args, "--semantics", semantics]) == 0
+    out = json.loads(capsys.readouterr().out)
+    by_reason = {m["reason"]: [f["number"] for f in m["startd"]] for m in out["matches"]}
+    assert by_reason["no_preemption"] == [6, 9, 11]  # matched, claimed, activated
+    assert by_reason["rank"] == preempted

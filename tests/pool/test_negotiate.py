@@ -264,3 +264,39 @@ def test_a_match_drives_the_slots_own_table(
     by_reason = {m["reason"]: [f["number"] for f in m["startd"]] for m in out["matches"]}
     assert by_reason["no_preemption"] == [6, 9, 11]  # matched, claimed, activated
     assert by_reason["rank"] == preempted
+
+
+def test_d11_slots_with_retirement_time_left() -> None:
+    """A claimed slot whose job has retirement time left: the code drops it from the
+    cycle unless NEGOTIATOR_CONSIDER_EARLY_PREEMPTION; the seed considers every slot
+    "regardless of the state" (the RANK match then happens)."""
+    machines = [
+        _claimed("slot1@m", "b@x", Rank='TARGET.Owner == "a"', RetirementTimeRemaining="600")
+    ]
+    subs = [_submitter("a@x", 5, _jobs("a", 1)), _submitter("b@x", 100, [])]
+    assert _cycle(machines, subs).matches == []
+    early = _cycle(machines, subs, "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION = True\n")
+    assert [m["reason"] for m in early.matches] == ["rank"]
+    assert [m["reason"] for m in _cycle(machines, subs, semantics="manual").matches] == ["rank"]
+
+
+def test_d12_the_schedd_offers_jobs_by_jobprio_then_cluster_then_proc() -> None:
+    """One free slot and three jobs of one submitter: JobPrio first (higher first), then
+    ClusterId, then ProcId (qmgmt.cpp prio_compar; the seed: priority, then submission
+    time, which cluster ids follow)."""
+    jobs = [
+        {"id": "5.0", "ad": {"Requirements": "true", "ClusterId": "5", "ProcId": "0"}},
+        {"id": "3.1", "ad": {"Requirements": "true", "ClusterId": "3", "ProcId": "1"}},
+        {
+            "id": "9.0",
+            "ad": {"Requirements": "true", "ClusterId": "9", "ProcId": "0", "JobPrio": "5"},
+        },
+        {"id": "3.0", "ad": {"Requirements": "true", "ClusterId": "3", "ProcId": "0"}},
+    ]
+    for semantics in ("code", "manual"):
+        one = _cycle([_slot("slot1@m")], [_submitter("a@x", 5, jobs)], semantics=semantics)
+        assert [m["job"] for m in one.matches] == ["9.0"]
+        two = _cycle(
+            [_slot("s1@m"), _slot("s2@m")], [_submitter("a@x", 5, jobs)], semantics=semantics
+        )
+        assert [m["job"] for m in two.matches] == ["9.0", "3.0"]

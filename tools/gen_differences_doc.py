@@ -131,7 +131,7 @@ def render(catalog: dict[str, Entry]) -> str:
         "readings: `--semantics code` (the default of every command) follows the era's real",
         "startd (Condor 6.4.0, 6.8.7, and the HTCondor 23.0 line for the current era),",
         "`--semantics manual` the manual read literally (the Python API's `compile_policy`",
-        "keeps `semantics=\"manual\"` as its default). `condor-policy compile --differences`",
+        'keeps `semantics="manual"` as its default). `condor-policy compile --differences`',
         "lists the rows where the two give a different table for a given policy.",
         "",
         "Each entry: what the manual says, what the code does, where in HTCondor's source,",

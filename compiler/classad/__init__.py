@@ -7,6 +7,10 @@ Public API (DESIGN.md): `parse`, `unparse`, `evaluate`, `compile_expr`, `UNDEFIN
 `call_deep` (run a walk over deeply nested values without a RecursionError) and
 `function_context` (the builtin functions' context, its clock fixed at a given instant:
 what a caller passes as `ctx` to evaluate many expressions at one simulated time).
+Many ads at once (a pool's slots): `Columns` and `compile_columns` (one expression over
+every ad, column-wise), and for matchmaking one ad against them `symmetric_matches`,
+`requirements_accept`, `rows_accept`, `of_other` (an expression of the one ad against
+each of them) and `own_expression`; `evaluate_attribute` (an attribute of an ad).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -17,11 +21,25 @@ from compiler.classad.unparse import format_value, unparse
 
 if TYPE_CHECKING:
     from compiler.classad.ads import load_ad, load_ads
+    from compiler.classad.columns import Columns, compile_columns
     from compiler.classad.compile import CompiledExpr, compile_expr
     from compiler.classad.deep import call_deep
     from compiler.classad.errors import ClassAdSyntaxError
     from compiler.classad.evaluator import evaluate, function_context
-    from compiler.classad.match import rank, rank_value, requirements_met, symmetric_match
+    from compiler.classad.match import (
+        evaluate_attribute,
+        rank,
+        rank_value,
+        requirements_met,
+        symmetric_match,
+    )
+    from compiler.classad.match_columns import (
+        of_other,
+        own_expression,
+        requirements_accept,
+        rows_accept,
+        symmetric_matches,
+    )
     from compiler.classad.parser import parse
     from compiler.classad.scope import ClassAd
     from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
@@ -32,20 +50,28 @@ __all__ = [
     "AbsTime",
     "ClassAd",
     "ClassAdSyntaxError",
+    "Columns",
     "CompiledExpr",
     "RelTime",
     "call_deep",
+    "compile_columns",
     "compile_expr",
     "evaluate",
+    "evaluate_attribute",
     "format_value",
     "function_context",
     "load_ad",
     "load_ads",
+    "of_other",
+    "own_expression",
     "parse",
     "rank",
     "rank_value",
+    "requirements_accept",
     "requirements_met",
+    "rows_accept",
     "symmetric_match",
+    "symmetric_matches",
     "to_bytes",
     "unparse",
 ]
@@ -56,12 +82,20 @@ __all__ = [
 _HOMES = {
     "load_ad": "compiler.classad.ads",
     "load_ads": "compiler.classad.ads",
+    "Columns": "compiler.classad.columns",
+    "compile_columns": "compiler.classad.columns",
     "CompiledExpr": "compiler.classad.compile",
     "compile_expr": "compiler.classad.compile",
     "call_deep": "compiler.classad.deep",
     "ClassAdSyntaxError": "compiler.classad.errors",
     "evaluate": "compiler.classad.evaluator",
     "function_context": "compiler.classad.evaluator",
+    "evaluate_attribute": "compiler.classad.match",
+    "of_other": "compiler.classad.match_columns",
+    "own_expression": "compiler.classad.match_columns",
+    "requirements_accept": "compiler.classad.match_columns",
+    "rows_accept": "compiler.classad.match_columns",
+    "symmetric_matches": "compiler.classad.match_columns",
     "rank": "compiler.classad.match",
     "rank_value": "compiler.classad.match",
     "requirements_met": "compiler.classad.match",

@@ -71,6 +71,11 @@ _INT64_MAX: Final = ops.INT64_MAX
 _SPECIAL: Final = frozenset({"my", "self", "parent", "target", "other", "currenttime"})
 #: Builtins whose value is not a function of their arguments and the clock.
 _IMPURE: Final = frozenset({"random"})
+#: The type tests whose answer is one kind of the arrays (functions_scalar._TYPE_TESTS).
+_TYPE_PREDICATES: Final = {
+    "isundefined": UNDEF, "iserror": ERR, "isstring": STR, "isinteger": INT, "isreal": REAL,
+    "isboolean": BOOL,
+}  # fmt: skip
 #: More distinct expressions than this in one attribute's column: those rows are OTHER.
 _MAX_GROUPS: Final = 8
 #: Constant columns a ColumnExpr keeps between calls (a clock reading is one).
@@ -414,6 +419,19 @@ class ColumnValues:
     def tolist(self) -> list[Value]:
         return [self[row] for row in range(len(self))]
 
+    def numbers(self, default: float) -> Array:
+        """Per row: the value as a C double (booleans 1/0), `default` where it is not a
+        number or is NaN (how the negotiator reads a rank)."""
+        v = self._vec
+        num = v.num()
+        ok = (v.kind <= REAL) & ~np.isnan(num)
+        out = np.where(ok, num, default)
+        for row, value in self.scalar.items():
+            t = type(value)
+            good = t is bool or t is int or (t is float and not math.isnan(value))
+            out[row] = float(value) if good else default
+        return out
+
     def is_true(self) -> Array:
         """Per row: is the value the boolean TRUE."""
         v = self._vec
@@ -750,12 +768,27 @@ class _Builder:
                 return lambda env: env.const(env.now)
             case ast.Elvis(left=left, right=right):
                 return self._elvis(self.build(left), self.build(right))
+            case ast.Call(args=(arg,)) if node.key in _TYPE_PREDICATES:
+                return self._type_predicate(_TYPE_PREDICATES[node.key], self.build(arg))
             case ast.Call() if node.key not in SPECIAL_FORMS and node.key not in _IMPURE:
                 return self._builtin(node)
             case _:
                 return _all_other
 
     # -- builtin functions: the scalar evaluator, once per distinct argument tuple --
+
+    @staticmethod
+    def _type_predicate(kind: int, arg: Fn) -> Fn:
+        """`isUndefined(x)`, `isInteger(x)` ... (functions_scalar's type tests): a kind
+        test per row; a row whose argument the arrays do not hold stays OTHER."""
+
+        def predicate(env: _Env) -> _Vec:
+            v = arg(env)
+            other = v.kind == OTHER
+            result = np.where(other, OTHER, BOOL).astype(_KIND_DTYPE)
+            return _Vec(result, (v.kind == kind).astype(np.int64))
+
+        return predicate
 
     def _builtin(self, node: ast.Call) -> Fn:
         """A builtin call (its arguments all evaluated, then the function applied: no

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
 from runtime.commands._policy_args import add_pool_arguments
 
@@ -64,8 +65,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"{'':14}slot: #{fired['number']}: {path}")
     for name, count in cycle.match_count.items():
         print(f"{name}: {count} match(es)")
-    for job, why in cycle.why_unmatched.items():
-        print(f"Job {job} not matched: {why['slots']} slots;")
+    for jobs, why in _alike(cycle.why_unmatched):
+        who = f"Job {jobs[0]}" if len(jobs) == 1 else f"Jobs {jobs[0]} .. {jobs[-1]} ({len(jobs)})"
+        print(f"{who} not matched: {why['slots']} slots;")
         for clause, rejects in why["clauses"].items():
             print(f"  {rejects:>6} rejected by its Requirements clause  {clause}")
         print(f"  {why['rejected_by_slot_requirements']:>6} refuse it by their own Requirements")
@@ -73,3 +75,15 @@ def run(args: argparse.Namespace) -> int:
               f"{why['matched_to_others_this_cycle']} went to other jobs this cycle, "
               f"{why['busy_not_preemptable']} are busy and may not be preempted")  # fmt: skip
     return 0
+
+
+def _alike(why_unmatched: dict[str, Any]) -> list[tuple[list[str], dict[str, Any]]]:
+    """Consecutive unmatched jobs with the same analysis (an autocluster's jobs), together:
+    the text form says it once for them (the JSON form keeps one entry per job)."""
+    runs: list[tuple[list[str], dict[str, Any]]] = []
+    for job, why in why_unmatched.items():
+        if runs and runs[-1][1] == why:
+            runs[-1][0].append(job)
+        else:
+            runs.append(([job], why))
+    return runs

@@ -22,8 +22,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from compiler import yamlcache
+from compiler.classad import UNDEFINED
+from compiler.classad import ast as A
 from compiler.errors import PolicyError
+from runtime.pool.matchlist import MatchRules, Pool
 
 
 @dataclass(frozen=True)
@@ -113,10 +118,6 @@ def spin_the_pie(
 
 # ---- one cycle over a pool snapshot (the traditional path: no group quotas) -------------
 
-#: The reasons a slot is given to a job (matchmaker.cpp PreemptState), best first.
-REASONS = ("no_preemption", "rank", "priority")
-_REASON_ORDER = {"no_preemption": 2, "rank": 1, "priority": 0}
-FLT_MAX = 3.4028234663852886e38
 #: Job attributes that do not make an autocluster (the schedd's significant attributes are
 #: every other attribute here).
 NOT_SIGNIFICANT = frozenset({"clusterid", "procid", "qdate", "globaljobid", "jobprio"})
@@ -134,6 +135,7 @@ class RulesFacts:
     priority_needs_better_eup: bool
     keep_retiring_slots: bool
     skip_claimed_idle: bool
+    ranks_as_float32: bool
 
 
 @cache
@@ -144,6 +146,7 @@ def rules_facts(semantics: str) -> RulesFacts:
         bool(entry["priority_needs_better_eup"]),
         bool(entry["keep_retiring_slots"]),
         bool(entry["skip_claimed_idle"]),
+        bool(entry["ranks_as_float32"]),
     )
 
 
@@ -160,6 +163,12 @@ class _Job:
     id: str
     submitter: str
     ad: dict[str, Any]
+    #: the schedd's order (JobPrio higher first, ClusterId, ProcId) and the autocluster
+    order: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    cluster: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.order, self.cluster = _job_keys(self.ad)
 
 
 @dataclass
@@ -201,10 +210,24 @@ def _value(raw: Any, where: str, file: str | None) -> Any:
         raise SnapshotError(f"{where}: {err.message}", file=file) from None
 
 
-def _ad(raw: Any, where: str, file: str | None) -> dict[str, Any]:
+def _ad(raw: Any, where: str, file: str | None, memo: dict[str, Any]) -> dict[str, Any]:
+    """An inline ad, its texts parsed once per snapshot (`memo`: text -> expression; the
+    ads then share their expressions, which the columns and autoclusters group by)."""
     if not isinstance(raw, Mapping):
         raise SnapshotError(f"{where} must map attribute names to ClassAd text", file=file)
-    return {str(k): _value(v, f"{where}.{k}", file) for k, v in raw.items()}
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        t = type(value)
+        if t is str:
+            found = memo.get(value)
+            if found is None:
+                found = memo[value] = _value(value, f"{where}.{key}", file)
+            out[str(key)] = found
+        elif t is int or t is float or t is bool:
+            out[str(key)] = value
+        else:
+            out[str(key)] = _value(value, f"{where}.{key}", file)
+    return out
 
 
 def _eval(text_or_expr: Any, my: Mapping[str, Any], target: Mapping[str, Any] | None) -> Any:
@@ -222,24 +245,30 @@ def _number(value: Any, default: float) -> float:
     return default
 
 
-def _true(value: Any) -> bool:
-    return value is True
-
-
 def _attr(ad: Mapping[str, Any], name: str) -> Any:
-    from compiler.classad import UNDEFINED
-
+    """The value of attribute `name` of `ad` alone (a stored plain value as it is)."""
     lowered = name.lower()
-    for key in ad:
+    for key, raw in ad.items():
         if key.lower() == lowered:
-            return _eval(key, ad, None)
+            return _stored_value(ad, key, raw)
     return UNDEFINED
 
 
-def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None) -> Cycle:
-    """One negotiation cycle over an inline SNAPSHOT (reference/pool.md section 3, the
-    traditional path: no GROUP_NAMES)."""
-    from compiler.classad import symmetric_match
+def _stored_value(ad: Mapping[str, Any], key: str, raw: Any) -> Any:
+    """The value of `ad`'s attribute `key`, stored as `raw`."""
+    if type(raw) in (int, float, str, bool):
+        return raw
+    if isinstance(raw, A.Integer | A.Real | A.String | A.Boolean):
+        return raw.value
+    return _eval(key, ad, None)
+
+
+def negotiate_snapshot(
+    document: Any, *, semantics: str, file: str | None = None, pool_class: type[Pool] = Pool
+) -> Cycle:
+    """One negotiation cycle over a SNAPSHOT (reference/pool.md section 3; with
+    GROUP_NAMES group by group, 2.7). `pool_class`: what builds the match lists (tests
+    pass a slot-by-slot reference)."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
 
@@ -264,13 +293,16 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     post_rank = knob("NEGOTIATOR_POST_JOB_RANK", None)
     preemption_rank = knob("PREEMPTION_RANK", None)
 
+    memo: dict[str, Any] = {}
     slots: list[_Slot] = []
     for index, raw in enumerate(document.get("machines") or []):
         where = f"machines[{index}]"
         if not isinstance(raw, Mapping) or "name" not in raw:
             raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
         ad = (
-            dict(raw["ad"]) if raw.get("_parsed") else _ad(raw.get("ad") or {}, f"{where}.ad", file)
+            dict(raw["ad"])
+            if raw.get("_parsed")
+            else _ad(raw.get("ad") or {}, f"{where}.ad", file, memo)
         )
         state = _attr(ad, "State")
         user = None
@@ -305,12 +337,10 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                     name,
                     dict(job["ad"])
                     if job.get("_parsed")
-                    else _ad(job["ad"], f"{where}.jobs[{j}].ad", file),
+                    else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
                 )
             )
-        mine.sort(key=lambda jb: (-_number(_attr(jb.ad, "JobPrio"), 0.0),
-                                  _number(_attr(jb.ad, "ClusterId"), 0.0),
-                                  _number(_attr(jb.ad, "ProcId"), 0.0)))  # fmt: skip
+        mine.sort(key=lambda jb: jb.order)
         jobs[name] = mine
         submitters.append(Submitter(name, eup, 0.0, len(mine)))
     eup_of = {
@@ -350,35 +380,20 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
     for slot in free.values():  # addRemoteUserPrios: the claim holder's EUP on the slot
         if consider and slot.user is not None:
             slot.ad["RemoteUserPrio"] = eup_of.get(slot.user, default_eup)
+    match_rules = MatchRules(
+        consider, preemption_req, rules.priority_needs_better_eup, rules.ranks_as_float32,
+        pre_rank, post_rank, preemption_rank,
+    )  # fmt: skip
+    pool_ads = pool_class([s.ad for s in slots], match_rules, eup_of, default_eup)
+    row_of = {s.name: row for row, s in enumerate(slots)}
+    free_rows = np.zeros(len(slots), dtype=bool)
+    free_rows[[row_of[name] for name in free]] = True
     order = sorted(submitters, key=lambda s: (s.eup, s.name))
     matches: list[dict[str, str]] = []
     matched_jobs: set[str] = set()
     why: dict[str, dict[str, Any]] = {}
     remaining = {s.name: list(jobs[s.name]) for s in submitters}
-
-    def _match_list(
-        job: _Job, name: str, candidates: Any
-    ) -> list[tuple[tuple[float, ...], _Slot, str]]:
-        """`matchmakingAlgorithm` steps 1-4 and 7 for `job` over the free slots: every slot
-        matching both ways with a reason, best first (ties in slot order); the submitter
-        limit is checked when an entry is taken."""
-        out: list[tuple[tuple[float, ...], _Slot, str]] = []
-        for slot in candidates:
-            if not symmetric_match(slot.ad, job.ad):
-                continue
-            reason = _reason(slot, job, name, consider, preemption_req, rules, eup_of, default_eup)
-            if reason is None:
-                continue
-            ranks = (
-                _rank(pre_rank, slot.ad, job.ad),
-                _job_rank(job.ad, slot.ad),
-                _rank(post_rank, slot.ad, job.ad),
-                float(_REASON_ORDER[reason]),
-                _rank(preemption_rank, slot.ad, job.ad) if reason != "no_preemption" else -FLT_MAX,
-            )
-            out.append((ranks, slot, reason))
-        out.sort(key=lambda entry: entry[0], reverse=True)  # stable: equal keys keep order
-        return out
+    clusters = {j.id: j.cluster for s in submitters for j in jobs[s.name]}
 
     def negotiate_with_group(members: list[Submitter], group: str, group_quota: float) -> None:
         """`negotiateWithGroup`: pie spins over `members` with the group's limit (the
@@ -411,28 +426,32 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                     continue
                 used = used_unclaimed = 0.0
                 rejected: set[tuple[Any, ...]] = set()
-                list_key: tuple[str, tuple[Any, ...]] | None = None
-                match_list: list[tuple[tuple[float, ...], _Slot, str]] = []
-                for job in list(remaining[name]):
+                list_key: tuple[Any, ...] | None = None
+                match_list: list[tuple[int, str]] = []
+                position = 0
+                taken: set[str] = set()
+                for job in remaining[name]:
                     if not free:
                         break
-                    cluster = _autocluster(job)
+                    cluster = clusters[job.id]
                     if cluster in rejected:
                         continue
                     job.ad["SubmitterUserPrio"] = eup_of[name]
                     job.ad["SubmitterUserResourcesInUse"] = usage[name]
                     job.ad["SubmitterNegotiatingGroup"] = group
-                    if (name, cluster) != list_key:
+                    if cluster != list_key:
                         # the match list (`MatchListType`): built once for the first job
                         # of an autocluster, sorted; the next jobs of it take the next entry
-                        list_key = (name, cluster)
-                        match_list = _match_list(job, name, free.values())
+                        list_key = cluster
+                        match_list = pool_ads.match_list(job.ad, name, free_rows)
+                        position = 0
                     best = None
-                    for entry in match_list:
-                        _, slot, reason = entry
-                        if slot.name not in free:
+                    while position < len(match_list):
+                        row, reason = match_list[position]
+                        position += 1
+                        if not free_rows[row]:
                             continue
-                        cost = slot.weight
+                        cost = slots[row].weight
                         if reason == "priority" and not (
                             used + cost <= limit or (used == 0 and limit > 0)
                         ):
@@ -441,14 +460,16 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                             used_unclaimed + cost <= limit or (used_unclaimed == 0 and limit > 0)
                         ):
                             continue
-                        best = entry
+                        best = (row, reason)
                         break
                     if best is None:
                         rejected.add(cluster)
                         continue
-                    _, slot, reason = best
+                    row, reason = best
+                    slot = slots[row]
                     del free[slot.name]
-                    remaining[name].remove(job)
+                    free_rows[row] = False
+                    taken.add(job.id)
                     matched_jobs.add(job.id)
                     matches.append({"job": job.id, "slot": slot.name, "reason": reason})
                     usage[name] += slot.weight
@@ -459,6 +480,8 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
                     progress = True
                     if used >= limit and used_unclaimed >= limit:
                         break
+                if taken:
+                    remaining[name] = [j for j in remaining[name] if j.id not in taken]
             if not progress:
                 break
 
@@ -470,32 +493,28 @@ def negotiate_snapshot(document: Any, *, semantics: str, file: str | None = None
             members_of[assigned_group(sub.name, list(groups))].append(sub)
         for group in sorted(groups, key=lambda g: groups[g]["order"]):
             negotiate_with_group(members_of[group], group, float(groups[group]["limit"]))
-            groups[group]["matches"] = sum(
-                1 for m in matches for sub in members_of[group] if m["job"] in _ids(jobs[sub.name])
-            )
+            ids = {j.id for sub in members_of[group] for j in jobs[sub.name]}
+            groups[group]["matches"] = sum(1 for m in matches if m["job"] in ids)
     else:
         negotiate_with_group(order, "<none>", math.inf)
     unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
     all_jobs = {j.id: j for s in order for j in jobs[s.name]}
-    taken = {m["slot"] for m in matches}
+    taken = np.zeros(len(slots), dtype=bool)
+    taken[[row_of[m["slot"]] for m in matches]] = True
+    holders = np.array([s.user is not None for s in slots], dtype=bool)
     analysed: dict[tuple[Any, ...], dict[str, Any]] = {}  # one analysis per autocluster
     for job_id in unmatched:
-        job = all_jobs[job_id]
-        cluster = _autocluster(job)
+        cluster = clusters[job_id]
         if cluster not in analysed:
-            analysed[cluster] = why_unmatched(job.ad, slots, taken)
+            analysed[cluster] = why_unmatched(all_jobs[job_id].ad, pool_ads, holders, taken)
         why[job_id] = dict(analysed[cluster])
-    count = {
-        s.name: sum(1 for m in matches if all_jobs[m["job"]].submitter == s.name) for s in order
-    }
+    count = dict.fromkeys((s.name for s in order), 0)
+    for m in matches:
+        count[all_jobs[m["job"]].submitter] += 1
     return Cycle(
         [s.name for s in order], matches, unmatched, count, why, groups,
         {s.name: s.ad for s in slots}, {j: job.ad for j, job in all_jobs.items()},
     )  # fmt: skip
-
-
-def _ids(jobs: Sequence[_Job]) -> set[str]:
-    return {j.id for j in jobs}
 
 
 def assigned_group(submitter: str, groups: Sequence[str]) -> str:
@@ -625,100 +644,59 @@ def _prio_suffixes(ad: Mapping[str, Any]) -> list[str]:
     return [k[4:] for k in ad if k.startswith("Name") and k[4:].isdigit()]
 
 
-def _autocluster(job: _Job) -> tuple[Any, ...]:
-    """The job's significant attributes (every one but its ids and the ephemeral ones):
-    jobs alike here are one autocluster, skipped together after a failed match."""
-    from compiler.classad import ast as A
-    from compiler.classad import unparse
-
-    return tuple(sorted(
-        (k.lower(), unparse(v) if isinstance(v, A.Expr) else repr(v))
-        for k, v in job.ad.items()
-        if k.lower() not in NOT_SIGNIFICANT and not k.startswith("Submitter")
-    ))  # fmt: skip
+_JOB_ORDER = {"jobprio": 0, "clusterid": 1, "procid": 2}
 
 
-def _reason(
-    slot: _Slot,
-    job: _Job,
-    submitter: str,
-    consider: bool,
-    preemption_req: str,
-    rules: RulesFacts,
-    eup_of: Mapping[str, float],
-    default_eup: float,
-) -> str | None:
-    """matchmakingAlgorithm step 2-4: why this slot could go to this job, or None."""
-    remote = None
-    if consider:
-        for name in (
-            "PreemptingAccountingGroup",
-            "PreemptingUser",
-            "AccountingGroup",
-            "RemoteUser",
-        ):
-            found = _attr(slot.ad, name)
-            if isinstance(found, str):
-                remote = found
-                break
-    if remote is None:
-        return "no_preemption"
-    if _true(_eval("MY.Rank > MY.CurrentRank", slot.ad, job.ad)):
-        return "rank"
-    if remote == submitter:
-        return None
-    if rules.priority_needs_better_eup and not eup_of.get(submitter, default_eup) < eup_of.get(
-        remote, default_eup
-    ):
-        return None
-    if not _true(_eval(preemption_req, slot.ad, job.ad)):
-        return None
-    if not _true(_eval("MY.Rank >= MY.CurrentRank", slot.ad, job.ad)):
-        return None
-    return "priority"
-
-
-def _rank(expression: str | None, slot: Mapping[str, Any], job: Mapping[str, Any]) -> float:
-    """A negotiator rank expression (MY = slot, TARGET = job); -DBL_MAX when unset or not a
-    number, booleans as 1/0."""
-    if not expression:
-        return -math.inf
-    return _number(_eval(expression, slot, job), -math.inf)
-
-
-def _job_rank(job: Mapping[str, Any], slot: Mapping[str, Any]) -> float:
-    """The job's Rank of the slot (0.0 when not a number; with no Rank at all, the slot's
-    own Rank: EvalFloat's quirk)."""
-    from compiler.classad import UNDEFINED
-
-    if _attr(job, "Rank") is UNDEFINED and not any(k.lower() == "rank" for k in job):
-        return _number(_eval("MY.Rank", slot, job), 0.0)
-    return _number(_eval("MY.Rank", job, slot), 0.0)
+def _job_keys(ad: Mapping[str, Any]) -> tuple[tuple[float, float, float], tuple[Any, ...]]:
+    """The schedd's order of a job (JobPrio, higher first, then ClusterId, ProcId: D12)
+    and its autocluster: its significant attributes (every one but its ids and the
+    ephemeral ones), jobs alike here being skipped together after a failed match. A
+    stored expression is its own key (AST equality ignores where it was written); a
+    plain value is keyed with its type (1, 1.0 and true are different values)."""
+    order = [0.0, 0.0, 0.0]
+    significant: list[tuple[str, Any]] = []
+    for key, raw in ad.items():
+        low = key.lower()
+        place = _JOB_ORDER.get(low)
+        if place is not None:
+            order[place] = _number(_stored_value(ad, key, raw), 0.0)
+        if low in NOT_SIGNIFICANT or key.startswith("Submitter"):
+            continue
+        t = type(raw)
+        plain = t is int or t is float or t is str or t is bool
+        if plain:
+            significant.append((low, (t, raw)))
+        else:  # an expression is hashable; a list or an ad read from a dump by its text
+            significant.append((low, raw if isinstance(raw, A.EXPR_TYPES) else repr(raw)))
+    significant.sort(key=lambda pair: pair[0])
+    return (-order[0], order[1], order[2]), tuple(significant)
 
 
 def why_unmatched(
-    job: Mapping[str, Any], slots: Sequence[_Slot], taken: set[str]
+    job: Mapping[str, Any], pool_ads: Pool, claimed: Any, taken: Any
 ) -> dict[str, Any]:
     """Like `condor_q -better-analyze`, from the snapshot: for each top-level clause of
     the job's Requirements how many slots it rejects, how many slots refuse the job by
-    their own Requirements, how many match both ways but were busy or taken this cycle."""
-    from compiler.classad import requirements_met, unparse
+    their own Requirements, how many match both ways but were busy or taken this cycle
+    (`claimed`, `taken`: per slot)."""
+    from compiler.classad import of_other, requirements_accept, rows_accept, unparse
 
-    clauses = _conjuncts(job)
-    rejected_by_job = sum(1 for s in slots if not requirements_met(job, s.ad))
-    refused_by_slot = sum(1 for s in slots if not requirements_met(s.ad, job))
-    both = [s for s in slots if requirements_met(job, s.ad) and requirements_met(s.ad, job)]
-    per_clause = {}
-    for clause in clauses:
-        per_clause[unparse(clause)] = sum(1 for s in slots if not _true(_eval(clause, job, s.ad)))
+    columns = pool_ads.columns
+    accept = requirements_accept(job, columns)
+    refuse = ~rows_accept(columns, job)
+    both = accept & ~refuse
+    per_clause = {
+        unparse(clause): int(columns.n - of_other(clause, job, columns).is_true().sum())
+        for clause in _conjuncts(job)
+    }
     return {
-        "slots": len(slots),
-        "rejected_by_job_requirements": rejected_by_job,
+        "slots": columns.n,
+        "rejected_by_job_requirements": int(columns.n - accept.sum()),
         "clauses": per_clause,
-        "rejected_by_slot_requirements": refused_by_slot,
-        "matching_both_ways": len(both),
-        "matched_to_others_this_cycle": sum(1 for s in both if s.name in taken),
-        "busy_not_preemptable": sum(1 for s in both if s.name not in taken and s.user is not None),
+        "rejected_by_slot_requirements": int(refuse.sum()),
+        "matching_both_ways": int(both.sum()),
+        "matched_to_others_this_cycle": int((both & taken).sum()),
+        "busy_not_preemptable": int((both & ~taken & claimed).sum()),
     }
 
 

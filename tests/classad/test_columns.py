@@ -98,6 +98,8 @@ _leaves = st.one_of(
     _refs(),
 )
 
+#: The type tests the arrays answer themselves (isUndefined is in every draw's mix too).
+_PREDICATES = ["isError", "isString", "isInteger", "isReal", "isBoolean", "ISUNDEFINED", "isList"]
 _OPS = ["+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=", "=?=", "=!=", "&&", "||"]
 
 
@@ -112,6 +114,7 @@ def _compound(children: st.SearchStrategy[ast.Expr]) -> st.SearchStrategy[ast.Ex
         st.builds(ast.Call, st.just("IFTHENELSE"), st.tuples(children, children)),
         st.builds(ast.Elvis, children, children),
         st.builds(ast.Call, st.sampled_from(["isUndefined", "strcat"]), st.tuples(children)),
+        st.builds(ast.Call, st.sampled_from(_PREDICATES), st.tuples(children)),
     )
 
 

@@ -47,6 +47,7 @@ class Facts:
     remote_prio_factor: float | None
     nice_user_prefix: str
     initial_rup: float
+    group_records: bool
 
 
 @cache
@@ -71,6 +72,7 @@ def facts(semantics: str) -> Facts:
         number("remote_prio_factor"),
         str(entry["nice_user_prefix"]),
         float(entry["initial_rup"]),
+        bool(entry["group_records"]),
     )
 
 
@@ -154,6 +156,9 @@ class History:
     factors: Mapping[str, float]
     initial: Mapping[str, float]
     knobs: FactorKnobs
+    #: the HGQ groups of the configuration's GROUP_NAMES, the root `<none>` first (empty
+    #: without GROUP_NAMES)
+    groups: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -183,11 +188,16 @@ def replay_history(history: History, known: Facts) -> Priorities:
     for step in history.steps:
         for name in step.in_use:
             users.setdefault(name, None)
+    steps = history.steps
+    if known.group_records and history.groups:  # D18: the groups' own records
+        steps = tuple(_with_group_usage(step, history.groups) for step in steps)
+        for name in history.groups:
+            users.setdefault(name, None)
     factor = {u: priority_factor(u, history.factors.get(u), history.knobs, known) for u in users}
     current = {u: history.initial.get(u, known.initial_rup) for u in users}
     rup: dict[str, list[float]] = {u: [] for u in users}
     eup: dict[str, list[float]] = {u: [] for u in users}
-    for step in history.steps:
+    for step in steps:
         for u in users:
             current[u] = decay(
                 current[u], step.in_use.get(u, 0.0), step.dt, history.half_life, known
@@ -200,6 +210,18 @@ def replay_history(history: History, known: Facts) -> Priorities:
         MappingProxyType({u: tuple(v) for u, v in eup.items()}),
         MappingProxyType(factor),
     )
+
+
+def _with_group_usage(step: Step, groups: tuple[str, ...]) -> Step:
+    """`step` with each group's record charged with the usage of the submitters assigned
+    to it (`GroupEntry::GetAssignedGroup`; a group name itself is not a submitter)."""
+    from runtime.pool.groups import assigned_group
+
+    usage = dict.fromkeys(groups, 0.0)
+    for name, amount in step.in_use.items():
+        if name not in usage:
+            usage[assigned_group(name, groups)] += amount
+    return Step(step.dt, MappingProxyType({**step.in_use, **usage}))
 
 
 def _number(value: Any, where: str, file: str | None) -> float:
@@ -216,11 +238,16 @@ def _users(value: Any, where: str, file: str | None) -> dict[str, float]:
     return {str(k): _number(v, f"{where}.{k}", file) for k, v in value.items()}
 
 
-def _config_knobs(text: str, file: str | None) -> tuple[FactorKnobs, float | None]:
-    """The factor knobs and PRIORITY_HALFLIFE a negotiator configuration sets."""
+def _config_knobs(text: str, file: str | None) -> tuple[FactorKnobs, float | None, tuple[str, ...]]:
+    """The factor knobs, PRIORITY_HALFLIFE and HGQ groups (root first, none without
+    GROUP_NAMES) a negotiator configuration sets."""
     from compiler.config import load_config
+    from runtime.pool.groups import group_tree
 
     config = load_config(text=text, subsystem="NEGOTIATOR")
+    groups: tuple[str, ...] = ()
+    if (config.get("GROUP_NAMES") or "").strip():
+        groups = tuple(g.name for g in group_tree(config).walk())
 
     def number(name: str) -> float | None:
         if config.definition(name) is None:
@@ -231,7 +258,7 @@ def _config_knobs(text: str, file: str | None) -> tuple[FactorKnobs, float | Non
         except ValueError:
             raise HistoryError(f"config: {name} = {raw!r} is not a number", file=file) from None
 
-    groups = {
+    group_factors = {
         name[len("GROUP_PRIO_FACTOR_") :]: value
         for name in config.names()
         if name.upper().startswith("GROUP_PRIO_FACTOR_") and (value := number(name))
@@ -246,9 +273,9 @@ def _config_knobs(text: str, file: str | None) -> tuple[FactorKnobs, float | Non
         number("NICE_USER_PRIO_FACTOR"),
         number("REMOTE_PRIO_FACTOR"),
         domain,
-        MappingProxyType(groups),
+        MappingProxyType(group_factors),
     )
-    return knobs, number("PRIORITY_HALFLIFE")
+    return knobs, number("PRIORITY_HALFLIFE"), groups
 
 
 def read_history(document: Any, known: Facts, file: str | None = None) -> History:
@@ -260,7 +287,7 @@ def read_history(document: Any, known: Facts, file: str | None = None) -> Histor
     unknown = sorted(set(document) - {"half_life", "steps", "factors", "initial", "config"})
     if unknown:
         raise HistoryError(f"unknown key {unknown[0]!r}", file=file)
-    knobs, configured = _config_knobs(str(document.get("config") or ""), file)
+    knobs, configured, groups = _config_knobs(str(document.get("config") or ""), file)
     half_life = document.get("half_life")
     if half_life is None:
         half_life = configured if configured is not None else known.priority_halflife
@@ -285,4 +312,5 @@ def read_history(document: Any, known: Facts, file: str | None = None) -> Histor
         MappingProxyType(_users(document.get("factors"), "factors", file)),
         MappingProxyType(_users(document.get("initial"), "initial", file)),
         knobs,
+        groups,
     )

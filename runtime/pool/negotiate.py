@@ -28,6 +28,7 @@ from compiler import yamlcache
 from compiler.classad import UNDEFINED
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
+from runtime.pool.groups import assigned_group
 from runtime.pool.matchlist import MatchRules, Pool
 
 
@@ -136,6 +137,10 @@ class RulesFacts:
     keep_retiring_slots: bool
     skip_claimed_idle: bool
     ranks_as_float32: bool
+    remote_prio_float32: bool
+    resources_in_use_weighted: bool
+    group_quota_real: bool
+    cross_slot_prios: str
 
 
 @cache
@@ -147,6 +152,10 @@ def rules_facts(semantics: str) -> RulesFacts:
         bool(entry["keep_retiring_slots"]),
         bool(entry["skip_claimed_idle"]),
         bool(entry["ranks_as_float32"]),
+        bool(entry["remote_prio_float32"]),
+        bool(entry["resources_in_use_weighted"]),
+        bool(entry["group_quota_real"]),
+        str(entry["cross_slot_prios"]),
     )
 
 
@@ -377,9 +386,58 @@ def negotiate_snapshot(
         return not (rules.skip_claimed_idle and idle_claim)  # D8
 
     free = {s.name: s for s in slots if eligible(s)}  # in slot order
-    for slot in free.values():  # addRemoteUserPrios: the claim holder's EUP on the slot
-        if consider and slot.user is not None:
-            slot.ad["RemoteUserPrio"] = eup_of.get(slot.user, default_eup)
+    order = sorted(submitters, key=lambda s: (s.eup, s.name))
+    remaining = {s.name: list(jobs[s.name]) for s in submitters}
+    groups: dict[str, dict[str, Any]] = {}
+    members_of: dict[str, list[Submitter]] = {}
+    allocation = None
+    if group_names:
+        allocation = _allocation(config, order, remaining, usage, slots, semantics)
+        first_round = allocation.plan()
+        groups = allocation.report()
+        members_of = {g: [] for g in groups}
+        for sub in order:
+            members_of[assigned_group(sub.name, list(groups))].append(sub)
+    # what a claim holder uses now: weighted (D14, the code) and in slots (the seed)
+    in_use: dict[str, float] = {}
+    claims: dict[str, int] = {}
+    for slot in slots:
+        if slot.user is not None:
+            in_use[slot.user] = in_use.get(slot.user, 0.0) + slot.weight
+            claims[slot.user] = claims.get(slot.user, 0) + 1
+
+    def resources_in_use(user: str) -> float | int:
+        """`...ResourcesInUse` of `user` (D14): weighted in the code, slots in the seed."""
+        if rules.resources_in_use_weighted:
+            return in_use.get(user, 0.0)
+        return claims.get(user, 0)
+
+    def group_info(user: str) -> tuple[str, float | int, float | int] | None:
+        """`getGroupInfoFromUserId`: (group, its usage, its quota) under HGQ, else None."""
+        if not groups:
+            return None
+        group = assigned_group(user, list(groups))
+        used: float | int = sum(resources_in_use(m.name) for m in members_of.get(group, []))
+        quota = groups[group]["quota"]
+        return group, used, quota if rules.group_quota_real else int(quota)
+
+    cross_slot = rules.cross_slot_prios == "always" or (
+        (knob("NEGOTIATOR_CROSS_SLOT_PRIOS", "False") or "").strip().lower() == "true"
+    )
+    prefix = knob("STARTD_RESOURCE_PREFIX", "slot") or "slot"
+    if consider:  # addRemoteUserPrios, on the slots left after trimming
+        for slot in free.values():
+            _add_remote_user_prios(
+                slot.ad, "", eup_of, default_eup, rules, resources_in_use, group_info
+            )
+            if _attr(slot.ad, "PreemptingRank") is not UNDEFINED:
+                slot.ad["CurrentRank"] = _attr(slot.ad, "PreemptingRank")
+            total = _attr(slot.ad, "TotalSlots")
+            for n in range(1, int(total) + 1 if cross_slot and type(total) is int else 1):
+                _add_remote_user_prios(
+                    slot.ad, f"{prefix}{n}_", eup_of, default_eup, rules, resources_in_use,
+                    group_info,
+                )  # fmt: skip
     match_rules = MatchRules(
         consider, preemption_req, rules.priority_needs_better_eup, rules.ranks_as_float32,
         pre_rank, post_rank, preemption_rank,
@@ -388,14 +446,22 @@ def negotiate_snapshot(
     row_of = {s.name: row for row, s in enumerate(slots)}
     free_rows = np.zeros(len(slots), dtype=bool)
     free_rows[[row_of[name] for name in free]] = True
-    order = sorted(submitters, key=lambda s: (s.eup, s.name))
     matches: list[dict[str, str]] = []
     matched_jobs: set[str] = set()
     why: dict[str, dict[str, Any]] = {}
-    remaining = {s.name: list(jobs[s.name]) for s in submitters}
     clusters = {j.id: j.cluster for s in submitters for j in jobs[s.name]}
 
-    def negotiate_with_group(members: list[Submitter], group: str, group_quota: float) -> None:
+    at_start = dict(usage)
+
+    def charged(name: str) -> float:
+        """What a submitter's slice is reduced by (D16): everything it uses in the code
+        (the pie is every slot), what it got this cycle in the seed (the pie is what is
+        available now)."""
+        return usage[name] - (0.0 if pie_facts.pie_of_all_slots else at_start[name])
+
+    def negotiate_with_group(
+        members: list[Submitter], group: str, group_quota: float, autoregroup: bool = False
+    ) -> None:
         """`negotiateWithGroup`: pie spins over `members` with the group's limit (the
         pie is at most the limit; each slice at most what the group has left)."""
         spins = 0
@@ -409,7 +475,8 @@ def negotiate_snapshot(
             shares = _shares({n: eup_of[n] for n in asking})
 
             slices = {
-                n: min(max(shares[n] * total - usage[n], 0.0), max(group_left, 0.0)) for n in asking
+                n: min(max(shares[n] * total - charged(n), 0.0), max(group_left, 0.0))
+                for n in asking
             }
             pie_left = sum(slices.values())
             if pie_left <= 0 and not consider:
@@ -418,7 +485,7 @@ def negotiate_snapshot(
             for name in asking:
                 group_left = group_quota - sum(usage[s.name] for s in members)
                 limit = min(
-                    max(shares[name] * total - usage[name], 0.0),
+                    max(shares[name] * total - charged(name), 0.0),
                     max(group_left, 0.0),
                     max(pie_left, 0.0),
                 )
@@ -436,9 +503,10 @@ def negotiate_snapshot(
                     cluster = clusters[job.id]
                     if cluster in rejected:
                         continue
-                    job.ad["SubmitterUserPrio"] = eup_of[name]
-                    job.ad["SubmitterUserResourcesInUse"] = usage[name]
-                    job.ad["SubmitterNegotiatingGroup"] = group
+                    _submitter_attributes(
+                        job.ad, name, eup_of[name], resources_in_use(name), group,
+                        autoregroup, group_info(name),
+                    )  # fmt: skip
                     if cluster != list_key:
                         # the match list (`MatchListType`): built once for the first job
                         # of an autocluster, sorted; the next jobs of it take the next entry
@@ -473,6 +541,8 @@ def negotiate_snapshot(
                     matched_jobs.add(job.id)
                     matches.append({"job": job.id, "slot": slot.name, "reason": reason})
                     usage[name] += slot.weight
+                    in_use[name] = in_use.get(name, 0.0) + slot.weight
+                    claims[name] = claims.get(name, 0) + 1
                     used += slot.weight
                     if reason == "no_preemption":
                         used_unclaimed += slot.weight
@@ -485,16 +555,38 @@ def negotiate_snapshot(
             if not progress:
                 break
 
-    groups: dict[str, dict[str, Any]] = {}
-    if group_names:
-        groups = _group_plan(config_text, group_names, order, remaining, usage, slots, semantics)
-        members_of: dict[str, list[Submitter]] = {g: [] for g in groups}
-        for sub in order:
-            members_of[assigned_group(sub.name, list(groups))].append(sub)
-        for group in sorted(groups, key=lambda g: groups[g]["order"]):
-            negotiate_with_group(members_of[group], group, float(groups[group]["limit"]))
+    def negotiate_group_by_group(allocation: Any, in_order: list[Any]) -> None:
+        """`hgq_negotiate_with_all_groups` (2.7): each round the groups in order, each
+        with its limit, skipping a group with nothing allocated, nothing to ask for, or
+        (without preemption) already at its allocation; the rounds go on while a group
+        got less than its allocation. In autoregroup mode the root negotiates last for
+        the whole pool, with the autoregrouped groups' submitters after its own."""
+        root = allocation.root
+        while True:
+            for group in in_order:
+                members = list(members_of[group.name])
+                regroup = root.autoregroup and group is root
+                if regroup:
+                    members += [m for g in allocation.groups if g is not root and g.autoregroup
+                                for m in members_of[g.name]]  # fmt: skip
+                if group.allocated <= 0 or not members:
+                    continue
+                if group.usage >= group.allocated and not consider:
+                    continue
+                limit = allocation.limits[group.name]
+                groups[group.name].setdefault("limits", []).append(limit)
+                negotiate_with_group(members, group.name, float(limit), regroup)
+            used = {g: sum(usage[m.name] for m in members_of[g]) for g in members_of}
+            if not allocation.settle(used):
+                break
+            in_order = allocation.plan()
+
+    if allocation is not None:
+        negotiate_group_by_group(allocation, first_round)
+        for group in groups:
             ids = {j.id for sub in members_of[group] for j in jobs[sub.name]}
             groups[group]["matches"] = sum(1 for m in matches if m["job"] in ids)
+            groups[group].setdefault("limits", [])
     else:
         negotiate_with_group(order, "<none>", math.inf)
     unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
@@ -517,59 +609,81 @@ def negotiate_snapshot(
     )  # fmt: skip
 
 
-def assigned_group(submitter: str, groups: Sequence[str]) -> str:
-    """`GroupEntry::GetAssignedGroup`: strip from the last `@`, cut at the last `.` (what
-    follows is the user), and walk down the group names as far as they exist
-    (case-insensitively); no `.` before the `@`: the root `<none>`."""
-    known = {g.lower(): g for g in groups}
-    name = submitter.rpartition("@")[0] if "@" in submitter else submitter
-    if "@" not in submitter and name.lower() in known:
-        return known[name.lower()]  # a group name maps to itself
-    path, dot, _user = name.rpartition(".")
-    if not dot:
-        return "<none>"
-    found = "<none>"
-    parts = path.split(".")
-    for n in range(1, len(parts) + 1):
-        candidate = ".".join(parts[:n]).lower()
-        if candidate not in known:
+def _add_remote_user_prios(
+    ad: dict[str, Any],
+    prefix: str,
+    eup_of: Mapping[str, float],
+    default_eup: float,
+    rules: RulesFacts,
+    resources_in_use: Any,
+    group_info: Any,
+) -> None:
+    """`Matchmaker::addRemoteUserPrios` for the claim `prefix` names (`""`: the slot's own,
+    `slot<N>_`: a sibling's the startd publishes): the claim holder's EUP (rounded to
+    single precision in the code: `(float) GetPriority`), its usage, and under HGQ its
+    group, the group's usage and quota (pool.md 3.8, 2.8). The usage figures are those
+    at the start of the cycle (the daemon's `ResourcesInUseByUser(...)` is re-evaluated
+    when read)."""
+    from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES
+
+    user = None
+    for name in REMOTE_USER_ATTRIBUTES:
+        found = _attr(ad, prefix + name)
+        if isinstance(found, str):
+            user = found
             break
-        found = known[candidate]
-    return found
+    if user is None:
+        return
+    prio = eup_of.get(user, default_eup)
+    ad[prefix + "RemoteUserPrio"] = float(np.float32(prio)) if rules.remote_prio_float32 else prio
+    ad[prefix + "RemoteUserResourcesInUse"] = resources_in_use(user)
+    info = group_info(user)
+    if info is not None:
+        ad[prefix + "RemoteGroup"], ad[prefix + "RemoteGroupResourcesInUse"] = info[0], info[1]
+        ad[prefix + "RemoteGroupQuota"] = info[2]
 
 
-def _group_plan(
-    config_text: str,
-    group_names: str,
+def _submitter_attributes(
+    ad: dict[str, Any],
+    name: str,
+    eup: float,
+    in_use: float | int,
+    group: str,
+    autoregroup: bool,
+    info: tuple[str, float | int, float | int] | None,
+) -> None:
+    """The request's ephemeral attributes before each matchmaking (pool.md 3.8, 2.8)."""
+    ad["SubmitterUserPrio"] = ad["SubmittorPrio"] = eup
+    ad["SubmitterUserResourcesInUse"] = in_use
+    ad["SubmitterNegotiatingGroup"] = group
+    ad["SubmitterAutoregroup"] = autoregroup
+    if info is not None:
+        ad["SubmitterGroup"], ad["SubmitterGroupResourcesInUse"] = info[0], info[1]
+        ad["SubmitterGroupQuota"] = info[2]
+
+
+def _allocation(
+    config: Any,
     order: Sequence[Submitter],
     remaining: Mapping[str, Sequence[_Job]],
     usage: Mapping[str, float],
     slots: Sequence[_Slot],
     semantics: str,
-) -> dict[str, dict[str, Any]]:
-    """The groups' quotas, allocations, first-round limits and order for this cycle
-    (runtime.pool.groups): the pool is every slot's weight, a group's demand its
-    submitters' usage plus idle jobs, its usage theirs (reference 2.2)."""
-    from compiler.config import load_config
-    from runtime.pool.groups import group_tree, quota_report
+) -> Any:
+    """The groups' allocation rounds for this cycle (runtime.pool.groups.Allocation): the
+    pool is every slot's weight, a group's demand its submitters' usage plus idle jobs,
+    its usage theirs (reference 2.2)."""
+    from runtime.pool.groups import Allocation, group_tree
 
-    del group_names  # the tree is read from the configuration
-    tree = [
-        g.name for g in group_tree(load_config(text=config_text, subsystem="NEGOTIATOR")).walk()
-    ]
+    tree = [g.name for g in group_tree(config).walk()]
     demand: dict[str, float] = {}
     used: dict[str, float] = {}
     for sub in order:
-        group = assigned_group(sub.name, tree)
+        group = assigned_group(sub.name, tree).lower()
         demand[group] = demand.get(group, 0.0) + usage[sub.name] + len(remaining[sub.name])
         used[group] = used.get(group, 0.0) + usage[sub.name]
-    document = {
-        "config": config_text,
-        "total_slots": sum(s.weight for s in slots),
-        "demand": demand,
-        "usage": used,
-    }
-    return quota_report(document, semantics=semantics)
+    total = sum(s.weight for s in slots)
+    return Allocation(config, total, demand, used, semantics=semantics)
 
 
 def _dump_path(name: Any, key: str, file: str | None) -> Path:

@@ -168,3 +168,32 @@ def test_bad_histories_exit_2(
     assert main(["userprio", str(path)]) == 2
     err = capsys.readouterr().err
     assert message in err and str(path) in err and "Traceback" not in err
+
+
+def test_d18_group_records() -> None:
+    """D18: the code keeps a record per HGQ group under the bare group name (the root
+    `<none>` too), charged with the usage of the submitters assigned to it; a dotless
+    `group_physics@example.com` is a plain submitter, charged to the root. The seed shows
+    groups only as such submitters: no record of their own."""
+    document = {
+        "half_life": DAY,
+        "config": "GROUP_NAMES = group_physics, group_chem\n",
+        "steps": [
+            {"dt": DAY, "in_use": {"group_physics.alice@example.com": 4,
+                                   "group_physics.bob@example.com": 2,
+                                   "group_physics@example.com": 8}},
+        ],
+        "initial": {},
+    }  # fmt: skip
+    code = replay_history(read_history(document, CODE), CODE).to_json()["rup"]
+    # one half-life from 0.5 towards the usage: 0.5 * 0.5 + 0.5 * usage
+    assert code["group_physics"] == [0.25 + 0.5 * 6]
+    assert code["<none>"] == [0.25 + 0.5 * 8]
+    assert code["group_chem"] == [0.5]  # no usage: stays at the floor
+    assert code["group_physics@example.com"] == [0.25 + 0.5 * 8]
+    manual = replay_history(read_history(document, MANUAL), MANUAL).to_json()["rup"]
+    assert set(manual) == {
+        "group_physics.alice@example.com",
+        "group_physics.bob@example.com",
+        "group_physics@example.com",
+    }

@@ -137,6 +137,7 @@ GROUPS = ["a", "a.x", "a.y", "b"]
     accept=st.lists(st.booleans(), min_size=4, max_size=4),
     semantics=st.sampled_from(["code", "manual"]),
     oversubscribe=st.booleans(),
+    weighted=st.booleans(),
 )
 def test_allocations_respect_the_pool_the_demand_and_surplus_rules(
     total: int,
@@ -145,9 +146,11 @@ def test_allocations_respect_the_pool_the_demand_and_surplus_rules(
     accept: list[bool],
     semantics: str,
     oversubscribe: bool,
+    weighted: bool,
 ) -> None:
     lines = [f"GROUP_NAMES = {', '.join(GROUPS)}",
-             f"NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {oversubscribe}"]  # fmt: skip
+             f"NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION = {oversubscribe}",
+             f"NEGOTIATOR_USE_SLOT_WEIGHTS = {weighted}"]  # fmt: skip
     for name, quota, takes in zip(GROUPS, quotas, accept, strict=True):
         knob = "GROUP_QUOTA" if isinstance(quota, int) else "GROUP_QUOTA_DYNAMIC"
         lines += [f"{knob}_{name} = {quota}", f"GROUP_ACCEPT_SURPLUS_{name} = {takes}"]
@@ -157,6 +160,8 @@ def test_allocations_respect_the_pool_the_demand_and_surplus_rules(
         semantics=semantics,
     )
     allocated = {g: row["allocation"] for g, row in report.items()}
+    if not weighted and semantics == "code":  # D7: whole slots only
+        assert all(a == int(a) for a in allocated.values()), allocated
     if not oversubscribe:  # D5: with oversubscription the limits hold subtrees, not this
         assert sum(allocated.values()) <= total + 1e-6  # never more than the pool
     for group, row in report.items():
@@ -199,3 +204,48 @@ def test_quotas_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert main(["quotas", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "no group 'nosuch'" in err and "Traceback" not in err
+
+
+UNWEIGHTED = "NEGOTIATOR_USE_SLOT_WEIGHTS = False\n"
+OVER_DEMANDED = {"group_stat.project1": 100, "group_stat.project2": 100,
+                 "group_stat.project3": 100}  # fmt: skip
+
+
+@pytest.mark.parametrize("stat_demand", [5, 0])
+def test_d7_unweighted_slots_hand_the_remainders_out_by_round_robin(stat_demand: int) -> None:
+    """reference 2.5/D7, every project over-demanded: the code floors the projects'
+    allocations to 18, 13, 18; their fractions sum to 1.0000000000000018 >= 1, so one whole
+    slot goes by round robin to group_stat itself when its own submitters ask (the projects
+    do not accept surplus), to nobody otherwise. The seed: 18/13/18 and "the 0.1818 + .6364
+    + .1818 = 1.0 remaining machine" to group_stat as its quota."""
+    demand = {**OVER_DEMANDED, "group_stat": stat_demand}
+    document = {"config": STAT + NO_OVERSUBSCRIPTION + UNWEIGHTED, "total_slots": 100,
+                "demand": demand}  # fmt: skip
+    code = quota_report(document, semantics="code")
+    assert [code[f"group_stat.project{k}"]["allocation"] for k in (1, 2, 3)] == [18, 13, 18]
+    assert [code[f"group_stat.project{k}"]["limit"] for k in (1, 2, 3)] == [18, 13, 18]
+    assert code["group_stat"]["allocation"] == (1 if stat_demand else 0)
+    assert code["group_stat"]["quota"] == 0  # the slot is surplus, not quota
+    # weighted slots (the default): no rounding, the fractions stay where they fell
+    weighted = quota_report({**document, "config": STAT + NO_OVERSUBSCRIPTION}, semantics="code")
+    assert math.isclose(weighted["group_stat.project2"]["allocation"], 0.3 * 50 / 1.1)
+    manual = quota_report(document, semantics="manual")
+    assert [manual[f"group_stat.project{k}"]["quota"] for k in (1, 2, 3)] == [18, 13, 18]
+    assert manual["group_stat"]["quota"] == 1
+
+
+def test_round_robin_serves_the_larger_subtree_quota_first() -> None:
+    """The projects accept surplus and ask for more than their quotas, the root asks for
+    exactly its 50: the only surplus is the projects' fractions, 1.0000000000000018, one
+    whole slot. A pass gives each asker at most max(1, floor(1 / 3)) = 1, larger subtree
+    quota first (project1 and project3, 18.18, before project2, 13.6; equal keys in tree
+    order) and stops when the surplus is below that: project1 gets it."""
+    config = STAT + NO_OVERSUBSCRIPTION + UNWEIGHTED + "GROUP_ACCEPT_SURPLUS = True\n"
+    demand = {**OVER_DEMANDED, "<none>": 50}
+    report = quota_report(
+        {"config": config, "total_slots": 100, "demand": demand}, semantics="code"
+    )
+    got = [report[f"group_stat.project{k}"]["allocation"] for k in (1, 2, 3)]
+    assert got == [19, 13, 18]
+    assert report["group_stat"]["allocation"] == 0
+    assert report["<none>"]["allocation"] == 50

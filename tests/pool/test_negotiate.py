@@ -231,7 +231,7 @@ def test_surplus_goes_where_it_is_accepted() -> None:
 
 
 def test_assigned_group() -> None:
-    from runtime.pool.negotiate import assigned_group
+    from runtime.pool.groups import assigned_group
 
     groups = ["<none>", "group_physics", "group_physics.lab1"]
     assert assigned_group("group_physics.lab1.newton@x", groups) == "group_physics.lab1"
@@ -300,3 +300,109 @@ def test_d12_the_schedd_offers_jobs_by_jobprio_then_cluster_then_proc() -> None:
             [_slot("s1@m"), _slot("s2@m")], [_submitter("a@x", 5, jobs)], semantics=semantics
         )
         assert [m["job"] for m in two.matches] == ["9.0", "3.0"]
+
+
+def test_allocation_rounds_give_an_unused_allocation_to_others() -> None:
+    """reference 2.7: bob's group cannot use its allocation (no slot has the memory his jobs
+    need). In round 1 each group negotiates with its limit 2; after it bob's group asks only
+    for what it got (0), and the code's round 2 shares its quota again as surplus: ann's
+    group (accepting surplus) negotiates with limit 4 and takes the two idle slots. The seed
+    negotiates once: ann's group stays at 2. Without surplus accepted, rounds change nothing."""
+    machines = [_slot(f"slot{i}@m") for i in range(4)]
+    subs = [
+        _submitter("group_a.ann@x", 5, _jobs("ann", 10, 1)),
+        _submitter("group_b.bob@x", 5, _jobs("bob", 10, 2, Requirements="TARGET.Memory > 4096")),
+    ]
+    config = GROUPS + "GROUP_ACCEPT_SURPLUS = True\n"
+    code = _cycle(machines, subs, config)
+    assert code.match_count == {"group_a.ann@x": 4, "group_b.bob@x": 0}
+    assert code.groups["group_a"]["limits"] == [2, 4]
+    manual = _cycle(machines, subs, config, semantics="manual")
+    assert manual.match_count == {"group_a.ann@x": 2, "group_b.bob@x": 0}
+    assert manual.groups["group_a"]["limits"] == [2]
+    strict = _cycle(machines, subs, GROUPS)
+    assert strict.match_count == {"group_a.ann@x": 2, "group_b.bob@x": 0}
+    one_round = _cycle(machines, subs, config + "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 1\n")
+    assert one_round.match_count == {"group_a.ann@x": 2, "group_b.bob@x": 0}
+
+
+def test_autoregroup_lets_a_group_negotiate_again_in_the_root() -> None:
+    """GROUP_AUTOREGROUP_group_a: after its own limit of 2, ann's submitter also negotiates
+    in the root group, which goes last with the whole pool as its quota: ann takes the
+    other slots, her request then carrying SubmitterAutoregroup = True and
+    SubmitterNegotiatingGroup = "<none>" (reference 2.7, 2.8)."""
+    machines = [_slot(f"slot{i}@m") for i in range(6)]
+    subs = [_submitter("group_a.ann@x", 5, _jobs("ann", 10, 1))]
+    plain = _cycle(machines, subs, GROUPS)
+    assert plain.match_count == {"group_a.ann@x": 2}
+    cycle = _cycle(machines, subs, GROUPS + "GROUP_AUTOREGROUP_group_a = True\n")
+    assert cycle.match_count == {"group_a.ann@x": 6}
+    # ann's matches are charged to group_a (AddMatch charges GetAssignedGroup(ann)), so
+    # the root never reaches its allocation: it negotiates in each of the three rounds
+    assert cycle.groups["<none>"]["order"] == 3 and cycle.groups["<none>"]["limits"] == [6] * 3
+    last = cycle.job_ads[cycle.matches[-1]["job"]]
+    assert last["SubmitterAutoregroup"] is True
+    assert last["SubmitterNegotiatingGroup"] == "<none>"
+    first = cycle.job_ads[cycle.matches[0]["job"]]
+    assert first["SubmitterNegotiatingGroup"] == "group_a"
+
+
+def test_d13_negotiator_ranks_are_single_precision_in_the_code() -> None:
+    """D13: NEGOTIATOR_POST_JOB_RANK = KFlops; 16777217 and 16777216 are one float: the
+    code sees a tie and keeps the slots' order (the first slot), the seed takes the larger."""
+    machines = [_slot("slotA@m", KFlops="16777216"), _slot("slotB@m", KFlops="16777217")]
+    subs = [_submitter("a@x", 5, _jobs("a", 1))]
+    config = "NEGOTIATOR_POST_JOB_RANK = KFlops\n"
+    assert _cycle(machines, subs, config).matches[0]["slot"] == "slotA@m"
+    assert _cycle(machines, subs, config, "manual").matches[0]["slot"] == "slotB@m"
+    # the job's own Rank is a double in both
+    ranked = [_submitter("a@x", 5, _jobs("a", 1, Rank="TARGET.KFlops"))]
+    for semantics in ("code", "manual"):
+        assert _cycle(machines, ranked, semantics=semantics).matches[0]["slot"] == "slotB@m"
+
+
+def test_d14_resources_in_use_are_weighted_in_the_code() -> None:
+    """D14: ann holds one claimed slot of 4 cores (slot weight 4). The code's
+    SubmitterUserResourcesInUse is her weighted usage, the real 4.0; the seed's "the
+    integer number of slots", 1. Her job asks for `SubmitterUserResourcesInUse < 2`."""
+    machines = [_claimed("big@m", "ann@x", Cpus="4"), _slot("slot1@m")]
+    subs = [_submitter("ann@x", 5, _jobs("ann", 1, Requirements="SubmitterUserResourcesInUse < 2"))]
+    code = _cycle(machines, subs)
+    assert code.matches == [] and code.job_ads["1.0"]["SubmitterUserResourcesInUse"] == 4.0
+    manual = _cycle(machines, subs, semantics="manual")
+    assert [m["slot"] for m in manual.matches] == ["slot1@m"]
+    assert manual.job_ads["1.0"]["SubmitterUserResourcesInUse"] == 1
+    assert type(manual.job_ads["1.0"]["SubmitterUserResourcesInUse"]) is int
+    # and the group quota: 1/3 of 10 slots is 3.33... in the code, the seed's 3 machines
+    config = "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.3333333333\n"
+    machines = [_slot(f"slot{i}@m") for i in range(10)]
+    subs = [_submitter("group_a.ann@x", 5, _jobs("ann", 1))]
+    code_quota = _cycle(machines, subs, config).job_ads["1.0"]["SubmitterGroupQuota"]
+    assert abs(code_quota - 3.333333333) < 1e-6
+    assert _cycle(machines, subs, config, "manual").job_ads["1.0"]["SubmitterGroupQuota"] == 3
+    assert _cycle(machines, subs, config).job_ads["1.0"]["SubmitterGroup"] == "group_a"
+
+
+def test_d15_cross_slot_priorities_need_the_knob_in_the_code() -> None:
+    """D15: the startd publishes slot2_RemoteUser on its slot1; the negotiator adds
+    slot2_RemoteUserPrio only with NEGOTIATOR_CROSS_SLOT_PRIOS = True in the code, always in
+    the seed's list of ephemeral attributes. A START reading it shows the difference."""
+    start = "Slot2_RemoteUserPrio =!= undefined"
+    machines = [_slot("slot1@m", START=start, TotalSlots="2", slot2_RemoteUser='"bob@x"')]
+    subs = [_submitter("ann@x", 5, _jobs("ann", 1)), _submitter("bob@x", 50, [])]
+    assert _cycle(machines, subs).matches == []
+    with_knob = _cycle(machines, subs, "NEGOTIATOR_CROSS_SLOT_PRIOS = True\n")
+    assert [m["job"] for m in with_knob.matches] == ["1.0"]
+    prio = with_knob.slot_ads["slot1@m"]["slot2_RemoteUserPrio"]
+    assert prio == 50.0  # bob's EUP, RUP 50 x factor 1 (a single-precision value)
+    manual = _cycle(machines, subs, semantics="manual")
+    assert [m["job"] for m in manual.matches] == ["1.0"]
+
+
+def test_remote_user_prio_is_single_precision_in_the_code() -> None:
+    """addRemoteUserPrios: `RemoteUserPrio = (float) GetPriority(user)` in the code."""
+    machines = [_claimed("slot1@m", "bob@x")]
+    subs = [_submitter("ann@x", 5, _jobs("ann", 1)), _submitter("bob@x", 3.3, [])]
+    code = _cycle(machines, subs).slot_ads["slot1@m"]["RemoteUserPrio"]
+    manual = _cycle(machines, subs, semantics="manual").slot_ads["slot1@m"]["RemoteUserPrio"]
+    assert code != manual and abs(code - manual) < 1e-6

@@ -37,7 +37,8 @@ it fired, or why it fired none (an ignored event is never dropped without a word
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from transitions import Machine
@@ -173,7 +174,8 @@ class Slot:
         self.spec = table.spec
         self.clock = clock if clock is not None else SimClock()
         self.sensors = sensors if sensors is not None else FakeSensors(start=self.clock.now())
-        self.policy = policy_exprs(table.program)
+        parts = _table_parts(table)
+        self.policy = parts.policy
         self.slot_id = slot_id
         self.request_job: dict[str, Any] = dict(job or {})
         self.jobs = jobs
@@ -183,7 +185,10 @@ class Slot:
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
         #: The era's predicates by lower-case name: what a `set` or the machine may force.
         self._predicate_names = {p.name.lower(): p.name for p in self.spec.predicates}
-        kwargs = to_transitions(table)
+        kwargs = dict(parts.kwargs)
+        # the machine is the slot's own: its transitions from fresh dicts (the callables
+        # in them are the table's, shared)
+        kwargs["transitions"] = [dict(t) for t in parts.kwargs["transitions"]]
         if initial is not None:
             if pair_name(initial) not in kwargs["states"]:
                 known = ", ".join(kwargs["states"])
@@ -194,9 +199,9 @@ class Slot:
         self._model = _Model()
         self._pairs: dict[str, Pair] = {}
         self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
-        self._triggers = trigger_index(table)
-        self._options = _trigger_options(kwargs["transitions"])
-        self.engine = Engine.for_table(table)
+        self._triggers = parts.triggers
+        self._options = parts.options
+        self.engine = parts.engine
         now = self.clock.now()
         self.record = SlotState(entered_state=now, entered_activity=now, stint_start=now)
         self.schedule = Schedule()
@@ -755,6 +760,41 @@ def _any_passes(options: tuple[tuple[Callable[[Any], bool], ...], ...], ctx: _Co
         else:
             return True
     return False
+
+
+@dataclass(frozen=True, slots=True)
+class _TableParts:
+    """What every slot of one table shares, made once per table: the machine's keyword
+    arguments, the trigger index and options, the engine and the compiled expressions
+    (a pool of thousands of slots runs one policy)."""
+
+    kwargs: Mapping[str, Any]
+    triggers: Mapping[str, Any]
+    options: Mapping[tuple[str, str], tuple[tuple[Callable[[Any], bool], ...], ...]]
+    engine: Engine
+    policy: Any
+
+
+_PARTS: dict[int, tuple[StateTable, _TableParts]] = {}
+_PARTS_LIMIT = 64
+
+
+def _table_parts(table: StateTable) -> _TableParts:
+    hit = _PARTS.get(id(table))
+    if hit is not None and hit[0] is table:
+        return hit[1]
+    kwargs = to_transitions(table)
+    parts = _TableParts(
+        MappingProxyType(kwargs),
+        trigger_index(table),
+        _trigger_options(kwargs["transitions"]),
+        Engine.for_table(table),
+        policy_exprs(table.program),
+    )
+    if len(_PARTS) >= _PARTS_LIMIT:
+        _PARTS.clear()
+    _PARTS[id(table)] = (table, parts)  # the table kept alive: its id stays unique
+    return parts
 
 
 def _trigger_options(

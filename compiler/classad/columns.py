@@ -44,6 +44,7 @@ from compiler.classad import operators as ops
 from compiler.classad.compile import compile_expr
 from compiler.classad.evaluator import SPECIAL_FORMS, Now, evaluate
 from compiler.classad.parser import parse
+from compiler.classad.scope import ClassAd
 from compiler.classad.values import ERROR, UNDEFINED
 
 Value = Any
@@ -348,12 +349,17 @@ class Columns:
     """Many ads stored column-wise, built once (`from_ads`) and read by compiled
     column expressions. The ads themselves are kept for the rows evaluated one by one."""
 
-    __slots__ = ("_columns", "ads", "n")
+    __slots__ = ("_cells", "_columns", "ads", "n")
 
-    def __init__(self, ads: tuple[Mapping[str, Value], ...], columns: dict[str, Column]) -> None:
+    def __init__(
+        self, ads: tuple[Mapping[str, Value], ...], cells: dict[str, dict[int, Value]]
+    ) -> None:
         self.ads = ads
         self.n = len(ads)
-        self._columns = columns
+        #: each attribute's stored values by row; its Column is built when first read
+        #: (a match reads a few of the dozens of attributes a slot ad has)
+        self._cells = cells
+        self._columns: dict[str, Column | None] = {}
 
     @classmethod
     def from_ads(cls, ads: Sequence[Mapping[str, Value]]) -> Columns:
@@ -363,23 +369,34 @@ class Columns:
         cells: dict[str, dict[int, Value]] = {}
         lowered: dict[str, dict[int, Value]] = {}  # spelling -> its column's cells
         for row, ad in enumerate(kept):
+            if type(ad) is ClassAd:  # already keyed by lower-case name
+                for key, raw in ad.lowered().items():
+                    column = cells.get(key)
+                    if column is None:
+                        column = cells[key] = {}
+                    column[row] = raw
+                continue
             for name, raw in ad.items():
                 column = lowered.get(name)
                 if column is None:
                     column = lowered[name] = cells.setdefault(name.lower(), {})
                 column[row] = raw
-        n = len(kept)
-        return cls(kept, {key: Column.build(n, rows) for key, rows in cells.items()})
+        return cls(kept, cells)
 
     def __len__(self) -> int:
         return self.n
 
     def column(self, key: str) -> Column | None:
         """The column of lower-case attribute `key`, None if no ad has it."""
-        return self._columns.get(key)
+        try:
+            return self._columns[key]
+        except KeyError:
+            rows = self._cells.get(key)
+            built = self._columns[key] = None if rows is None else Column.build(self.n, rows)
+            return built
 
     def names(self) -> frozenset[str]:
-        return frozenset(self._columns)
+        return frozenset(self._cells)
 
 
 # ---- results ---------------------------------------------------------------------------

@@ -89,12 +89,15 @@ def function_context(now: Now = None, rng: random.Random | None = None) -> Any:
             # engine) is imported by the first builtin call, not by every context made.
             from compiler.classad.functions_context import FunctionContext
         except ImportError:  # pragma: no cover
-            return _FallbackContext(clock, rng or random.Random())
+            return _FallbackContext(clock, rng or _SHARED_RNG)
         _function_context = FunctionContext  # (an import statement per call costs a microsecond)
-    return _function_context(now=clock, rng=rng or random.Random())
+    return _function_context(now=clock, rng=rng or _SHARED_RNG)
 
 
 _function_context: Any = None
+#: random()'s generator when the caller gives none (seeding one per context from the
+#: system's entropy cost more than most evaluations)
+_SHARED_RNG = random.Random()
 
 
 def _wall_clock() -> int:

@@ -26,8 +26,11 @@ RANK = "Rank"
 def _attribute(ad: Mapping[str, Raw], name: str) -> Raw:
     if isinstance(ad, ClassAd):
         return ad.get(name)
-    lowered = name.lower()
-    return next((v for k, v in ad.items() if k.lower() == lowered), None)
+    found = ad.get(name)
+    if found is not None:  # spelled as asked: no scan
+        return found
+    lowered, size = name.lower(), len(name)
+    return next((v for k, v in ad.items() if len(k) == size and k.lower() == lowered), None)
 
 
 def evaluate_attribute(

@@ -52,7 +52,10 @@ class ClassAd(MutableMapping[str, Raw]):
     def __init__(self, items: Mapping[str, Raw] | None = None, **kwargs: Raw) -> None:
         self._raw: dict[str, Raw] = {}
         self._names: dict[str, str] = {}
-        if items:
+        if type(items) is ClassAd:  # a copy: its two maps as they are
+            self._raw = dict(items._raw)
+            self._names = dict(items._names)
+        elif items:
             self.update(items)
         if kwargs:
             self.update(kwargs)

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from compiler import yamlcache
-from compiler.classad import UNDEFINED
+from compiler.classad import UNDEFINED, ClassAd
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from runtime.pool.groups import assigned_group
@@ -162,7 +162,7 @@ def rules_facts(semantics: str) -> RulesFacts:
 @dataclass
 class _Slot:
     name: str
-    ad: dict[str, Any]
+    ad: dict[str, Any] | ClassAd
     weight: float
     user: str | None  # who holds the claim (charged), None when unclaimed
 
@@ -256,9 +256,16 @@ def _number(value: Any, default: float) -> float:
 
 def _attr(ad: Mapping[str, Any], name: str) -> Any:
     """The value of attribute `name` of `ad` alone (a stored plain value as it is)."""
+    if type(ad) is ClassAd:
+        raw = ad.lowered().get(name.lower())
+        return UNDEFINED if raw is None else _stored_value(ad, name, raw)
+    raw = ad.get(name)
+    if raw is not None:  # spelled as asked (the usual case): no scan
+        return _stored_value(ad, name, raw)
     lowered = name.lower()
+    size = len(name)
     for key, raw in ad.items():
-        if key.lower() == lowered:
+        if len(key) == size and key.lower() == lowered:
             return _stored_value(ad, key, raw)
     return UNDEFINED
 
@@ -309,7 +316,7 @@ def negotiate_snapshot(
         if not isinstance(raw, Mapping) or "name" not in raw:
             raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
         ad = (
-            dict(raw["ad"])
+            (raw["ad"].copy() if type(raw["ad"]) is ClassAd else dict(raw["ad"]))
             if raw.get("_parsed")
             else _ad(raw.get("ad") or {}, f"{where}.ad", file, memo)
         )
@@ -610,7 +617,7 @@ def negotiate_snapshot(
 
 
 def _add_remote_user_prios(
-    ad: dict[str, Any],
+    ad: dict[str, Any] | ClassAd,
     prefix: str,
     eup_of: Mapping[str, float],
     default_eup: float,

@@ -36,6 +36,7 @@ it fired, or why it fired none (an ignored event is never dropped without a word
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
@@ -211,6 +212,8 @@ class Slot:
         self.handled: list[Handled] = []
         self.seq = 0
         self.evaluations = 0
+        #: periodic evaluations passed over by `skip_evaluations`
+        self.skipped = 0
         self._depth = 0
         self._claim_request: Mapping[str, Any] | None = None
         self._job_ads: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
@@ -515,6 +518,61 @@ class Slot:
                 self._expire(what)
         self.clock.advance_to(t)
         self._invalidate()
+
+    def skip_evaluations(self, before: float) -> int:
+        """Pass over the periodic evaluations (UPDATE_INTERVAL, POLLING_INTERVAL) due
+        before trace time `before` without running them, for a caller that knows they
+        would fire nothing and that nothing reached the slot since the first of them
+        (runtime.simulate.horizon): that first one still starts or stops the polling
+        timer as its `ResMgr::check_polling` would (what decides it has not changed),
+        and the timers keep their phase, the next one due where the skipped ones would
+        have put it. Returns how many evaluations were passed over."""
+        plan = self._skipping(before)
+        if plan is None:
+            return 0
+        s = self.schedule
+        s.update_due, s.poll_due, s.last_eval, count = plan
+        self.skipped += count
+        return count
+
+    def next_due_skipping(self, before: float) -> float | None:
+        """`next_due()` as it will be once the evaluations before `before` are skipped
+        (nothing changes now: the caller skips them when it next touches the slot)."""
+        plan = self._skipping(before)
+        if plan is None:
+            return self.next_due()
+        update, poll, _, _ = plan
+        dues = [d for d in (update, poll, *self.schedule.due.values()) if d is not None]
+        return min(dues) if dues else None
+
+    def _skipping(self, before: float) -> tuple[float | None, float | None, float, int] | None:
+        """(update_due, poll_due, last evaluation, count) after skipping the periodic
+        evaluations due before `before`; None when there are none to skip."""
+        s = self.schedule
+        dues = [d for d in (s.update_due, s.poll_due) if d is not None and d < before]
+        if not dues or self.polling != "auto":
+            return None
+        first = min(dues)
+        polling, update = self.engine.intervals()
+        update_due, poll_due = s.update_due, s.poll_due
+        if self.engine.needs_polling(self.pair, self._condor_load):
+            if poll_due is None:
+                poll_due = first + polling
+        else:
+            poll_due = None
+        count = 0
+        last = first
+        if update_due is not None and update_due < before:
+            n = math.ceil((before - update_due) / update)
+            last = max(last, update_due + (n - 1) * update)
+            update_due += n * update
+            count += n
+        if poll_due is not None and poll_due < before:
+            n = math.ceil((before - poll_due) / polling)
+            last = max(last, poll_due + (n - 1) * polling)
+            poll_due += n * polling
+            count += n
+        return update_due, poll_due, last, count
 
     def next_due(self) -> float | None:
         """Trace time of the next timer or periodic evaluation (None: nothing scheduled)."""

@@ -24,8 +24,10 @@ from runtime.cli import _command_modules, main
 #: schedd's submit-check: condor_submit's 23.0 wording or the seed's; userprio: the
 #: accountant's HEAD code or seed 003, spec/pool.yaml).
 OTHER_SEMANTICS_COMMANDS = ["slots", "submit-check", "userprio", "quotas", "negotiate"]
-#: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`).
-OTHER_POLICY_COMMANDS = ["replay", "diff"]
+#: Policy commands whose first argument is not CONFIG (`replay STARTLOG [CONFIG]`;
+#: `simulate POOL_FILE` compiles each machine group's startd policy in that semantics and
+#: runs the negotiator and accountant in it too).
+OTHER_POLICY_COMMANDS = ["replay", "diff", "simulate"]
 POLICY_COMMANDS = ["compile", "diagram", "run", "check", "watch", "explain"]
 
 

@@ -1,0 +1,660 @@
+"""The pool simulator (issue 15): slots, owners, jobs, the negotiator and the accountant
+on one simulated clock, event by event.
+
+Stage: runtime. What each part does comes from elsewhere: every slot is a `runtime.Slot`
+running its machine group's compiled table (the table decides every transition, in the
+chosen era and semantics); every match is `runtime.pool.negotiate_snapshot`'s, on the
+slots' own ads and the idle jobs; every priority is the accountant's (`decay`,
+`priority_factor`, `effective_priority`). Here only what the daemons leave to the world
+happens:
+
+* the owners (runtime.simulate.owners): sessions at the keyboard, seen by a slot when
+  it next evaluates;
+* the schedd's side of a match: `match`, `claim` and, once the slot is Claimed/Idle with
+  the claim, `activate`; a RANK or priority match is the slot's `preempting_claim`, and
+  the new job is activated when the slot is Claimed/Idle under the new claim; a finished
+  job is `job_exit`, and the claim runs the user's next job of the same stream, else is
+  released;
+* the starter (`Starter`, the slot's JobControl): a job runs while its slot runs it
+  (suspended time does not count), a soft kill lets it exit after `VACATE_SECONDS`, a
+  hard kill at once (`starter_exit`); a job that did not finish goes back to the queue
+  and its run is lost (badput);
+* the negotiator every NEGOTIATOR_INTERVAL: the accountant updates every submitter's
+  priority with the slots it holds now (`Accountant::UpdatePriorities`), then one cycle.
+
+At one instant the slots' evaluations and timers run first, in slot order, then the
+other events in the order they were scheduled (a heap on (time, kind, slot, sequence)); every random draw comes from one `random.Random(seed)`: the same pool file and seed give
+the same output, byte for byte.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from runtime.simulate.owners import OwnerSensors, office_sessions
+from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
+
+#: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
+VACATE_SECONDS = 10.0
+#: NEGOTIATOR_INTERVAL's default (param_info.in).
+NEGOTIATOR_INTERVAL = 60.0
+
+
+@dataclass
+class SimJob:
+    """One job of a stream: its ad, how long it needs to run, what happened to it."""
+
+    id: str
+    stream: int
+    submitter: str
+    ad: dict[str, Any]
+    need: float
+    submitted: float
+    done: float = 0.0  # seconds run in the current attempt
+    state: str = "idle"  # idle | running | done
+    slot: int | None = None
+    running_since: float | None = None
+    first_start: float | None = None
+    finished: float | None = None
+    generation: int = 0
+    lost: float = 0.0  # run seconds lost to evictions
+
+
+@dataclass
+class SlotRun:
+    """A slot of the simulation: the runtime slot, its sensors, its job."""
+
+    name: str
+    group: int
+    slot: Any
+    sensors: OwnerSensors
+    job: SimJob | None = None  # the job the claim runs (or will run once activated)
+    pending: SimJob | None = None  # a job waiting for the slot to be Claimed/Idle
+    claim_user: str | None = None
+    claim_stream: int | None = None
+    index: int | None = None
+    version: int = 0
+    #: trace time before which no evaluation pass of the slot can fire (horizon)
+    quiet: float = 0.0
+
+
+@dataclass
+class Record:
+    """What the outputs are made of, gathered while simulating."""
+
+    transitions: list[dict[str, Any]] = field(default_factory=list)
+    samples: list[dict[str, Any]] = field(default_factory=list)
+    preemptions: list[dict[str, Any]] = field(default_factory=list)
+    jobs: list[SimJob] = field(default_factory=list)
+    interrupted_at: float | None = None
+    end: float = 0.0
+
+
+class Starter:
+    """The slot's JobControl: the simulated job's life under the slot's signals."""
+
+    def __init__(self, sim: Simulation, index: int) -> None:
+        self.sim = sim
+        self.index = index
+
+    def start(self, job: Mapping[str, Any]) -> None:
+        self.sim.job_started(self.index)
+
+    def signal(self, kind: str) -> None:
+        self.sim.job_signal(self.index, kind)
+
+
+class Simulation:
+    """One simulation of a pool (`run(until)` advances it; `record` holds the outputs)."""
+
+    def __init__(
+        self,
+        pool: PoolSpec,
+        *,
+        semantics: str = "code",
+        seed: int | None = None,
+        table_of: Callable[[str], Any] | None = None,
+        naive: bool = False,
+    ) -> None:
+        from compiler.config import load_config
+        from runtime.pool import FactorKnobs, facts
+
+        self.pool = pool
+        self.semantics = semantics
+        #: evaluate every pass (the startd's stepping) instead of skipping quiet stretches
+        self.naive = naive
+        self.rng = random.Random(pool.seed if seed is None else seed)
+        self.epoch = float(pool.epoch)
+        self.now = 0.0
+        self._heap: list[tuple[float, int, int, int, str, Any]] = []
+        self._seq = 0
+        self.record = Record()
+        config = load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
+        self.negotiator_config = pool.negotiator_config
+        self.interval = _knob_number(config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL)
+        self.known = facts(semantics)
+        self.half_life = _knob_number(config, "PRIORITY_HALFLIFE", self.known.priority_halflife)
+        self.knobs = FactorKnobs()
+        self.rup: dict[str, float] = {}
+        self.factor_set: dict[str, float] = {}
+        for user, values in pool.users.items():
+            if "rup" in values:
+                self.rup[user] = values["rup"]
+            if "factor" in values:
+                self.factor_set[user] = values["factor"]
+        self.last_update = 0.0
+        self._names: list[str] = []
+        self._cause = "start"
+        self.until = pool.hours * 3600
+        self.slots = self._make_slots(table_of)
+        for run in self.slots:
+            run.slot.start()
+            if run.slot.pair.activity == "Benchmarking":
+                self._send(run, "benchmarks_done")
+            else:
+                self._reschedule(run.index or 0)
+        self.jobs: list[SimJob] = []
+        self.queue: dict[str, list[SimJob]] = {}
+        self._counter = 0
+        for index, stream in enumerate(pool.jobs):
+            if stream.at <= 0:
+                for _ in range(stream.count):
+                    self._submit(index, 0.0)
+            elif stream.count:
+                self._schedule(stream.at, "batch", index)
+            if stream.rate_per_hour > 0:
+                self._schedule(self._arrival_gap(stream), "arrival", index)
+        self._schedule(0.0, "negotiate", None)
+
+    # ------------------------------------------------------------------ set-up
+    def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
+        from compiler import compile_policy
+        from compiler.config import load_config
+        from compiler.errors import PolicyError
+        from runtime.clock import SimClock
+        from runtime.slot import Slot
+
+        seconds = self.pool.hours * 3600
+        out: list[SlotRun] = []
+        for g, group in enumerate(self.pool.machines):
+            if table_of is not None:
+                table = table_of(group.startd)
+            else:
+                try:
+                    config = load_config(text=group.startd)
+                    table = (
+                        compile_policy(config, era=self.pool.era, semantics=self.semantics)
+                        if self.pool.era
+                        else compile_policy(config, semantics=self.semantics)
+                    )
+                except PolicyError as err:  # the startd text's error, located in the pool file
+                    raise PoolFileError(
+                        f"machines.{g}.startd: {err.message}", file=self.pool.file
+                    ) from None
+            for n in range(group.count):
+                name = f"slot1@{group.name}-{n + 1:04d}"
+                owner = group.owner
+                sessions: list[tuple[float, float]] = []
+                if owner.model == "office_hours":
+                    sessions = office_sessions(
+                        self.rng, self.epoch, seconds, start_hour=owner.start_hour,
+                        end_hour=owner.end_hour, sessions=owner.sessions,
+                        session_minutes=owner.session_minutes,
+                    )  # fmt: skip
+                sensors = OwnerSensors(sessions=sessions, owner_load=owner.load, start=self.epoch)
+                sensors.set({**group.machine, "Name": name}, self.epoch)
+                if owner.model == "dedicated":
+                    sensors.sessions, sensors._starts = [], []
+                index = len(out)
+                self._names.append(name)
+                clock = SimClock(epoch=self.epoch)
+                slot = Slot(
+                    table, sensors, clock, jobs=Starter(self, index),
+                    listener=self._listener(index),
+                )  # fmt: skip
+                out.append(SlotRun(name, g, slot, sensors, index=index))
+        return out
+
+    def _listener(self, index: int) -> Callable[[dict[str, Any]], None]:
+        def listen(entry: dict[str, Any]) -> None:
+            if entry.get("kind") != "transition":
+                return
+            self.record.transitions.append(
+                {
+                    "t": entry["t"],
+                    "slot": self._names[index],
+                    "number": entry["number"],
+                    "from": entry["from"],
+                    "to": entry["to"],
+                    "cause": self._cause,
+                    "trigger": entry.get("trigger"),
+                }
+            )
+
+        return listen
+
+    # ------------------------------------------------------------------ the event queue
+    def _schedule(self, at: float, kind: str, data: Any) -> None:
+        self._seq += 1
+        # at one instant the slots' own timers and evaluations come first, in slot
+        # order, then the rest as scheduled: the order does not depend on when (or
+        # whether) a wake-up was planned, so skipping quiet stretches changes nothing
+        first, sub = (0, data[0]) if kind == "wake" else (1, 0)
+        heapq.heappush(self._heap, (at, first, sub, self._seq, kind, data))
+
+    def run(self, until: float, progress: Callable[[float], None] | None = None) -> Record:
+        """Simulate up to `until` seconds (a KeyboardInterrupt stops it where it is: the
+        record then says so)."""
+        if until > self.until:  # wake-ups were planned up to the old end: plan again
+            self.until = until
+            for index in range(len(self.slots)):
+                self._reschedule(index)
+        try:
+            while self._heap and self._heap[0][0] <= until:
+                at, _, _, _, kind, data = heapq.heappop(self._heap)
+                self.now = at
+                self._handle(kind, data)
+                if progress is not None and kind == "negotiate":
+                    progress(at)
+            self.now = until
+            for run in self.slots:
+                self._catch_up(run)
+                run.slot.advance(until)
+        except KeyboardInterrupt:
+            self.record.interrupted_at = self.now
+        self.record.end = self.now
+        self.record.jobs = self.jobs
+        return self.record
+
+    def _handle(self, kind: str, data: Any) -> None:
+        match kind:
+            case "negotiate":
+                self._negotiate()
+                self._schedule(self.now + self.interval, "negotiate", None)
+            case "batch":
+                for _ in range(self.pool.jobs[data].count):
+                    self._submit(data, self.now)
+            case "arrival":
+                stream = self.pool.jobs[data]
+                self._submit(data, self.now)
+                self._schedule(self.now + self._arrival_gap(stream), "arrival", data)
+            case "complete":
+                index, job, generation = data
+                if job.generation == generation and job.state == "running":
+                    self._complete(index, job)
+            case "starter_exit":
+                index, job, generation = data
+                if job.generation == generation:
+                    self._starter_exit(index, job)
+            case "activate":
+                self._maybe_activate(data)
+            case "wake":
+                self._wake(*data)
+            case _:
+                raise ValueError(f"unknown simulation event {kind}")
+
+    # ------------------------------------------------------------------ jobs
+    def _arrival_gap(self, stream: JobStream) -> float:
+        return self.rng.expovariate(stream.rate_per_hour / 3600.0)
+
+    def _submit(self, index: int, at: float) -> None:
+        stream = self.pool.jobs[index]
+        self._counter += 1
+        need = (
+            stream.run_mean * 60
+            if stream.run_fixed
+            else self.rng.expovariate(1.0 / (stream.run_mean * 60))
+        )
+        owner = stream.user.partition("@")[0]
+        ad = _job_ad(stream, owner, index + 1, self._counter, self.epoch + at)
+        job = SimJob(
+            f"{index + 1}.{self._counter}", index, stream.submitter, ad, max(need, 1.0), at
+        )
+        self.jobs.append(job)
+        self.queue.setdefault(stream.submitter, []).append(job)
+
+    def job_started(self, index: int) -> None:
+        run = self.slots[index]
+        job = run.job
+        if job is None:
+            return
+        now = run.slot.clock.elapsed()  # the slot's instant (it may lag the event's)
+        job.state = "running"
+        job.running_since = now
+        if job.first_start is None:
+            job.first_start = now
+        job.generation += 1
+        run.sensors.job_load = 1.0
+        self._schedule(now + job.need - job.done, "complete", (index, job, job.generation))
+
+    def job_signal(self, index: int, kind: str) -> None:
+        run = self.slots[index]
+        job = run.job
+        if job is None or job.state != "running":
+            return
+        now = run.slot.clock.elapsed()
+        if kind == "suspend" and job.running_since is not None:
+            job.done += now - job.running_since
+            job.running_since = None
+            job.generation += 1
+            run.sensors.job_load = 0.0
+        elif kind == "continue" and job.running_since is None:
+            job.running_since = now
+            job.generation += 1
+            run.sensors.job_load = 1.0
+            self._schedule(now + job.need - job.done, "complete", (index, job, job.generation))
+        elif kind in ("soft_kill", "hard_kill"):
+            if job.running_since is not None:
+                job.done += now - job.running_since
+            job.running_since = None
+            job.generation += 1
+            run.sensors.job_load = 0.0
+            delay = VACATE_SECONDS if kind == "soft_kill" else 0.0
+            self._schedule(now + delay, "starter_exit", (index, job, job.generation))
+
+    def _complete(self, index: int, job: SimJob) -> None:
+        run = self.slots[index]
+        self._catch_up(run)
+        job.done = job.need
+        job.state = "done"
+        job.finished = self.now
+        job.running_since = None
+        run.sensors.job_load = 0.0
+        run.job = None
+        self._send(run, "job_exit", cause="job_exit")
+        # the schedd runs the user's next job of the same stream on the claim, else
+        # releases it
+        nxt = self._next_of_stream(job.submitter, job.stream)
+        if nxt is not None and run.slot.pair.state == "Claimed":
+            run.pending = nxt
+            self._take(nxt, index)
+            self._maybe_activate(index)
+        elif run.slot.pair.state == "Claimed":
+            self._send(run, "release", cause="release")
+            run.claim_user = run.claim_stream = None
+
+    def _starter_exit(self, index: int, job: SimJob) -> None:
+        run = self.slots[index]
+        self._catch_up(run)
+        job.lost += job.done
+        job.done = 0.0
+        job.state = "idle"
+        job.slot = None
+        self.queue.setdefault(job.submitter, []).insert(0, job)  # back at its place
+        if run.job is job:
+            run.job = None
+        self._send(run, "starter_exit", cause="starter_exit")
+        self._maybe_activate(index)
+        if run.slot.pair.state not in ("Claimed", "Preempting", "Matched"):
+            run.claim_user = run.claim_stream = None
+
+    def _next_of_stream(self, submitter: str, stream: int) -> SimJob | None:
+        for job in self.queue.get(submitter, []):
+            if job.stream == stream:
+                return job
+        return None
+
+    def _take(self, job: SimJob, index: int) -> None:
+        self.queue[job.submitter].remove(job)
+        job.state = "matched"
+        job.slot = index
+
+    def _maybe_activate(self, index: int) -> None:
+        """The schedd activates the claim once the slot is Claimed/Idle with it."""
+        run = self.slots[index]
+        if run.pending is None or run.slot.pair_tuple() != ("Claimed", "Idle"):
+            return
+        job, run.pending = run.pending, None
+        run.job = job
+        run.claim_user, run.claim_stream = job.submitter, job.stream
+        if run.slot.record.job is not None:
+            run.slot.set_job(job.ad)
+        self._send(run, "activate", cause="activate")
+        if run.slot.pair.activity != "Busy":
+            self._unmatched(index, job)
+
+    def _unmatched(self, index: int, job: SimJob) -> None:
+        """A match the slot did not take: the job goes back to its queue."""
+        run = self.slots[index]
+        if run.job is job:
+            run.job = None
+        if run.pending is job:
+            run.pending = None
+        job.state = "idle"
+        job.slot = None
+        self.queue.setdefault(job.submitter, []).insert(0, job)
+
+    # ------------------------------------------------------------------ slots
+    def _send(self, run: SlotRun, event: str, cause: str | None = None, **payload: Any) -> bool:
+        """Deliver `event` to the slot now (its clock brought here first) and schedule
+        its next wake-up from the state the event leaves."""
+        self._catch_up(run)
+        run.slot.advance(self.now, inclusive=False)
+        before = self._cause
+        self._cause = cause or event
+        try:
+            return bool(run.slot.send(event, **payload))
+        finally:
+            self._cause = before
+            self._reschedule(self.slots.index(run) if run.index is None else run.index)
+
+    def _reschedule(self, index: int) -> None:
+        """The slot's next wake-up on the event queue: its next timer or evaluation pass
+        that could fire. A stretch in which no pass can fire (runtime.simulate.horizon,
+        bounded by the slot's next timer and its owner's next sensor change) is passed
+        over: its evaluations are skipped when the slot is next touched (`_catch_up`),
+        by then no earlier than they would have run; `naive`: every pass is a wake-up
+        (the startd's stepping, the reference the event-driven engine is checked
+        against)."""
+        from runtime.simulate.horizon import quiet_until
+
+        run = self.slots[index]
+        slot = run.slot
+        if slot.deleted:
+            return
+        now = slot.clock.elapsed()
+        run.quiet = now
+        if not self.naive:
+            cap = self.until
+            change = run.sensors.next_change(self.epoch + now)
+            if change is not None:
+                cap = min(cap, change - self.epoch)
+            timers = slot.schedule.due.values()
+            if timers:
+                cap = min(cap, *timers)
+            run.quiet = quiet_until(slot, cap)
+        due = slot.next_due_skipping(run.quiet) if run.quiet > now else slot.next_due()
+        run.version += 1
+        if due is not None and due <= self.until:
+            self._schedule(due, "wake", (index, run.version))
+
+    def _catch_up(self, run: SlotRun) -> None:
+        """Skip the slot's evaluations that were proved quiet and are now due: those
+        before now, and one at this very instant too (under the stepping it ran before
+        anything else at this instant, and fired nothing)."""
+        if run.quiet > run.slot.clock.elapsed():
+            if self.now < run.quiet:
+                run.slot.skip_evaluations(math.nextafter(self.now, math.inf))
+            else:
+                run.slot.skip_evaluations(run.quiet)
+
+    def _wake(self, index: int, version: int) -> None:
+        run = self.slots[index]
+        if run.version != version:
+            return  # rescheduled since
+        before = self._cause
+        self._cause = "policy"
+        try:
+            self._catch_up(run)
+            run.slot.advance(self.now)
+        finally:
+            self._cause = before
+        self._maybe_activate(index)
+        self._reschedule(index)
+
+    # ------------------------------------------------------------------ negotiator
+    def _negotiate(self) -> None:
+        from runtime.pool import negotiate_snapshot
+
+        for run in self.slots:
+            self._catch_up(run)
+            run.slot.advance(self.now, inclusive=False)
+        self._update_priorities()
+        self._sample()
+        document = self._snapshot()
+        if not document["submitters"]:
+            return
+        cycle = negotiate_snapshot(document, semantics=self.semantics)
+        by_name = {run.name: i for i, run in enumerate(self.slots)}
+        jobs = {job.id: job for jobs in self.queue.values() for job in jobs}
+        for match in cycle.matches:
+            index = by_name[match["slot"]]
+            job = jobs.get(match["job"])
+            if job is None or job.state != "idle":
+                continue
+            self._deliver(index, job, match["reason"])
+
+    def _deliver(self, index: int, job: SimJob, reason: str) -> None:
+        run = self.slots[index]
+        self._take(job, index)
+        if reason == "no_preemption":
+            for event in ("match", "claim"):
+                if not self._send(run, event, cause="negotiator", job=job.ad):
+                    self._unmatched(index, job)
+                    return
+            run.pending = job
+            self._maybe_activate(index)
+            return
+        self.record.preemptions.append(
+            {"t": self.now, "slot": run.name, "reason": reason, "by": job.submitter,
+             "of": run.claim_user}
+        )  # fmt: skip
+        if not self._send(run, "preempting_claim", cause=reason, job=job.ad):
+            self._unmatched(index, job)
+            return
+        run.pending = job
+        self._maybe_activate(index)
+
+    def _usage(self) -> dict[str, float]:
+        usage: dict[str, float] = {}
+        for run in self.slots:
+            if run.slot.pair.state in ("Claimed", "Preempting") and run.claim_user:
+                usage[run.claim_user] = usage.get(run.claim_user, 0.0) + 1.0
+        return usage
+
+    def _update_priorities(self) -> None:
+        """`Accountant::UpdatePriorities`: every known submitter's RUP decays towards the
+        slots it holds now, over the time since the last update."""
+        from runtime.pool import decay
+
+        dt = self.now - self.last_update
+        self.last_update = self.now
+        usage = self._usage()
+        for user in set(self.rup) | set(usage) | set(self.queue):
+            self.rup.setdefault(user, self.known.initial_rup)
+            if dt > 0:
+                self.rup[user] = decay(self.rup[user], usage.get(user, 0.0), dt,
+                                       self.half_life, self.known)  # fmt: skip
+
+    def priority(self, user: str) -> tuple[float, float]:
+        """(factor, EUP) of `user` now."""
+        from runtime.pool import effective_priority, priority_factor
+
+        factor = priority_factor(user, self.factor_set.get(user), self.knobs, self.known)
+        rup = self.rup.get(user, self.known.initial_rup)
+        return factor, effective_priority(rup, factor, self.known)
+
+    def _snapshot(self) -> dict[str, Any]:
+        machines = [{"name": run.name, "ad": run.slot.ad, "_parsed": True} for run in self.slots]
+        submitters = []
+        for user in sorted(self.queue):
+            idle = _first_of_streams(
+                [j for j in self.queue[user] if j.state == "idle"], len(self.slots)
+            )
+            if not idle:
+                continue
+            factor, _ = self.priority(user)
+            submitters.append(
+                {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
+                 "factor": factor,
+                 "jobs": [{"id": j.id, "ad": j.ad, "_parsed": True} for j in idle]}
+            )  # fmt: skip
+        return {"config": self.negotiator_config, "machines": machines, "submitters": submitters}
+
+    def _sample(self) -> None:
+        states: dict[str, int] = {}
+        for run in self.slots:
+            key = "/".join(run.slot.pair_tuple())
+            states[key] = states.get(key, 0) + 1
+        usage = self._usage()
+        eups = {u: self.priority(u)[1] for u in sorted(set(self.rup) | set(self.queue))}
+        self.record.samples.append(
+            {
+                "t": self.now,
+                "states": states,
+                "rup": dict(sorted(self.rup.items())),
+                "eup": eups,
+                "queue": {
+                    u: sum(1 for j in q if j.state == "idle") for u, q in sorted(self.queue.items())
+                },
+                "usage": usage,
+            }
+        )
+
+
+def _first_of_streams(idle: list[SimJob], limit: int) -> list[SimJob]:
+    """The idle jobs a cycle can use: at most `limit` (the number of slots) of each
+    stream, the first in the schedd's order. The jobs of a stream have the same ad but
+    for their ids and QDate, so the negotiator takes or rejects them alike (one
+    autocluster) and never matches more of them than there are slots: the rest would
+    only cost time."""
+    if len(idle) <= limit:
+        return idle
+    streams: dict[int, list[SimJob]] = {}
+    for job in idle:
+        streams.setdefault(job.stream, []).append(job)
+    kept: set[int] = set()
+    for jobs in streams.values():
+        if len(jobs) > limit:
+            jobs = heapq.nsmallest(limit, jobs, key=lambda j: j.ad["ProcId"])
+        kept.update(id(j) for j in jobs)
+    return [j for j in idle if id(j) in kept]
+
+
+def _knob_number(config: Any, name: str, default: float) -> float:
+    if config.definition(name) is None:
+        return default
+    raw = config.get(name)
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        raise PoolFileError(f"negotiator.config: {name} = {raw!r} is not a number") from None
+
+
+def _job_ad(stream: JobStream, owner: str, cluster: int, proc: int, qdate: float) -> dict[str, Any]:
+    """The job ad the schedd would hold (ClassAd text of the stream parsed once)."""
+    ad: dict[str, Any] = {
+        "MyType": "Job",
+        "Owner": owner,
+        "User": stream.submitter,
+        "ClusterId": cluster,
+        "ProcId": proc,
+        "QDate": int(qdate),
+        "JobPrio": 0,
+        "JobUniverse": 5,
+        "ImageSize": 100000,
+        "Requirements": True,
+        "Rank": 0.0,
+        "NiceUser": stream.nice,
+    }
+    if stream.accounting_group or stream.nice:
+        ad["AccountingGroup"] = stream.submitter.partition("@")[0]
+    if stream.max_retirement_minutes is not None:
+        ad["MaxJobRetirementTime"] = int(stream.max_retirement_minutes * 60)
+    ad.update(stream.ad)  # parsed by the pool file reader
+    return ad

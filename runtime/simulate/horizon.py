@@ -1,0 +1,350 @@
+"""How long a slot stays quiet: the earliest instant one of its evaluation passes could
+fire a transition if nothing but the clock moves (issue 15, "advance by events").
+
+Stage: runtime analysis. The startd evaluates a slot every UPDATE_INTERVAL, and every
+POLLING_INTERVAL while the polling timer runs; a pass that fires nothing changes nothing.
+Between two outside inputs (a sensor change, a protocol event, a timer), what a guard of
+the slot's current pair reads moves only with the clock, and only in few ways: time()
+and CurrentTime, the idle times, the activity and claim totals, the CpuBusy time (all
+affine in time, slope 0 or 1 while the record and pair stay), ClockMin and ClockDay, and
+the two timed predicates (RetirementExpired, ClaimWorklifeExpired: false until an
+instant, then true). `quiet_until(slot, limit)` returns a trace time before which no
+guard of the pair's evaluation pass can change value, so no pass before it can fire:
+
+* a comparison whose two sides are affine in time (sums and differences of such
+  attributes and constants, products and quotients by constants) changes only where
+  the difference of its sides crosses zero: that instant, less a margin for integer
+  division and rounding;
+* ClockDay holds until midnight; ClockMin is affine (1/60 per second) until midnight;
+* a timed predicate that is false becomes true at an instant found by probing the
+  slot's own ad (it never turns back);
+* anything else that moves with the clock (a moving value inside a function call or a
+  conditional, a list, a nested ad) gives no quiet time at all: the slot is evaluated
+  at every pass, as the startd does.
+
+The slopes are measured, not assumed: the slot's ad is built (without side effects) now
+and `PROBE` seconds later and each attribute's change divided by it; attributes known
+not to be affine (the clock-of-day ones, the timed predicates) are handled apart. A
+guard against a job reads the job's ad, which does not move.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, Final
+
+from compiler.classad import ast as A
+
+#: Seconds between the two ads the slopes are measured from.
+PROBE: Final = 1000.0
+#: Seconds subtracted from every computed crossing (float rounding, whole seconds).
+MARGIN: Final = 2.0
+_CLOCK_NAMES: Final = frozenset({"currenttime", "mycurrenttime"})
+_DAY_NAMES: Final = frozenset({"clockmin", "clockday"})
+_TIMED: Final = frozenset({"retirementexpired", "claimworklifeexpired"})
+_COMPARE: Final = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!="})
+
+
+class _Moving(Exception):
+    """Something moves with the clock in a way the analysis does not follow."""
+
+
+def quiet_until(slot: Any, limit: float) -> float:
+    """A trace time (at most `limit`) before which no evaluation pass of `slot` can fire,
+    given that nothing but the clock moves until then; the slot's clock time when none
+    can be given."""
+    from compiler.machine import GuardCondition, pair_name
+
+    now_trace = slot.clock.elapsed()
+    try:
+        options = [
+            option
+            for trigger in slot.engine.evaluation_pass(slot.pair)
+            for option in slot._options.get((trigger, pair_name(slot.pair)), ((),))
+        ]
+        if not options:
+            return limit
+        if limit - now_trace < 2:
+            return now_trace
+        # the slopes are measured well inside the window the caller vouches for (no
+        # outside input before `limit`): a sensor's regime changes at `limit` itself
+        # (an owner's session starts there)
+        view = _View(slot, min(PROBE, (limit - now_trace) / 2))
+        bound = limit - now_trace
+        for option in options:
+            plain = [c for c in option if isinstance(c, GuardCondition) and c.after is None]
+            if not plain:
+                return now_trace  # an unguarded step, or only activity choices
+            bound = min(bound, min(view.change_in(c.guard, c.against) for c in plain), view.cap)
+            if bound <= 0:
+                return now_trace
+        return now_trace + max(0.0, bound)
+    except _Moving:
+        return now_trace
+
+
+class _View:
+    """The slot's ad now and `PROBE` seconds later, and the slopes they give."""
+
+    def __init__(self, slot: Any, probe: float) -> None:
+        self.slot = slot
+        self.now = slot.clock.now()
+        self.probe = probe
+        self.my = slot.ads.build(slot.record, slot.pair, self.now, slot.overrides)
+        self.later = slot.ads.build(slot.record, slot.pair, self.now + probe, slot.overrides)
+        self._timed: dict[str, float] = {}
+        #: seconds the analysis holds at most (the next midnight when ClockMin is read)
+        self.cap = math.inf
+
+    def target(self, against: str) -> Any:
+        record = self.slot.record
+        if against == "job":
+            return None if record.job is None else self.slot.classad(record.job)
+        if against == "preempting_job":
+            pre = record.preempting_job
+            return None if pre is None else self.slot.classad(pre)
+        return None
+
+    def change_in(self, guard: Any, against: str) -> float:
+        """Seconds before which `guard` cannot change value (math.inf: never)."""
+        return _Guard(self, self.target(against)).bound(guard.expr)
+
+    def timed_flip(self, name: str) -> float:
+        """Seconds until the timed predicate `name` (false now) turns true: probed in
+        the slot's own ads, doubling then bisecting to the second (it never turns back)."""
+        if name in self._timed:
+            return self._timed[name]
+        slot = self.slot
+
+        def true_at(dt: float) -> bool:
+            ad = slot.ads.build(slot.record, slot.pair, self.now + dt, slot.overrides)
+            return ad.get(name) is True
+
+        if true_at(0):
+            found = math.inf  # already true: it stays so
+        else:
+            high = 1.0
+            while not true_at(high):
+                high *= 2
+                if high > 64 * 86_400:
+                    self._timed[name] = math.inf
+                    return math.inf
+            low = high / 2 if high > 1 else 0.0
+            while high - low > 1:
+                mid = math.floor((low + high) / 2)
+                if true_at(mid):
+                    high = mid
+                else:
+                    low = mid
+            found = max(0.0, low)
+        self._timed[name] = found
+        return found
+
+
+class _Guard:
+    """One guard's analysis: values now, slopes, crossings."""
+
+    def __init__(self, view: _View, target: Any) -> None:
+        self.view = view
+        self.target = target
+        self.busy: set[str] = set()
+
+    def value(self, node: A.Expr) -> Any:
+        from compiler.classad import evaluate
+
+        return evaluate(node, self.view.my, self.target, now=self.view.now)
+
+    def bound(self, node: A.Expr) -> float:
+        """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""
+        if isinstance(node, A.Binary) and node.op in _COMPARE:
+            return self._comparison(node)
+        if isinstance(node, A.Binary) and node.op in ("&&", "||"):
+            return min(self.bound(node.left), self.bound(node.right))
+        if isinstance(node, A.Unary) and node.op == "!":
+            return self.bound(node.operand)
+        if isinstance(node, A.Conditional):
+            return min(self.bound(node.cond), self.bound(node.then), self.bound(node.otherwise))
+        if isinstance(node, A.Call) and node.key == "ifthenelse" and len(node.args) == 3:
+            return min(self.bound(a) for a in node.args)
+        if isinstance(node, A.AttrRef) and node.key in _TIMED and node.scope in (None, "MY"):
+            return self.view.timed_flip(_spelled(self.view.my, node.key))
+        if isinstance(node, A.AttrRef) and node.scope in (None, "MY"):
+            stored = _stored(self.view.my, node.key)
+            if isinstance(stored, A.EXPR_TYPES) and node.key not in self.busy:
+                self.busy.add(node.key)
+                try:
+                    return self.bound(stored)
+                finally:
+                    self.busy.discard(node.key)
+        return math.inf if self._slope(node)[0] == 0 else _raise()
+
+    def _comparison(self, node: A.Binary) -> float:
+        try:
+            left_slope, left_margin = self._slope(node.left)
+            right_slope, right_margin = self._slope(node.right)
+        except _Moving:
+            # not affine: with one side that does not move, the comparison changes only
+            # where the other side's value does (`(... && ...) =!= true`)
+            if self._static(node.right):
+                return self.bound(node.left)
+            if self._static(node.left):
+                return self.bound(node.right)
+            raise
+        slope = left_slope - right_slope
+        if left_slope == 0 and right_slope == 0:
+            return math.inf
+        left, right = self.value(node.left), self.value(node.right)
+        if not _number(left) or not _number(right):
+            if (left_slope == 0 or not _number(left)) and (right_slope == 0 or not _number(right)):
+                return math.inf  # a side that is not a number now stays so
+            raise _Moving("a moving side next to a value that is not a number")
+        if slope == 0:
+            return math.inf
+        gap = float(left) - float(right)
+        crossing = -gap / slope
+        if crossing < 0 or (crossing == 0 and gap != 0):
+            return math.inf  # moving away from each other
+        return max(0.0, crossing - MARGIN - left_margin - right_margin)
+
+    def _slope(self, node: A.Expr) -> tuple[float, float]:
+        """(seconds-slope, margin in seconds) of a numeric expression affine in time;
+        (0, 0) for one that does not move; _Moving otherwise."""
+        match node:
+            case (
+                A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit()
+            ):
+                return 0.0, 0.0
+            case A.AttrRef(scope=None | "MY" | "TARGET"):
+                return self._attribute_slope(node)
+            case A.Call(args=()) if node.key == "time":
+                return 1.0, 0.0
+            case A.Unary(op="-" | "+", operand=operand):
+                slope, margin = self._slope(operand)
+                return (-slope if node.op == "-" else slope), margin
+            case A.Binary(op="+" | "-", left=left, right=right):
+                ls, lm = self._slope(left)
+                rs, rm = self._slope(right)
+                return (ls + rs if node.op == "+" else ls - rs), lm + rm
+            case A.Binary(op="*", left=left, right=right):
+                ls, lm = self._slope(left)
+                rs, rm = self._slope(right)
+                if ls and rs:
+                    raise _Moving("a product of two moving values")
+                if not ls and not rs:
+                    return 0.0, 0.0
+                factor = self.value(right if ls else left)
+                if not _number(factor):
+                    return 0.0, 0.0  # ERROR/UNDEFINED times anything stays so
+                return (ls or rs) * float(factor), lm + rm
+            case A.Binary(op="/", left=left, right=right):
+                ls, lm = self._slope(left)
+                rs, _ = self._slope(right)
+                if rs:
+                    raise _Moving("a division by a moving value")
+                if not ls:
+                    return 0.0, 0.0
+                divisor = self.value(right)
+                if not _number(divisor) or float(divisor) == 0:
+                    return 0.0, 0.0
+                slope = ls / float(divisor)
+                # integer division truncates: the quotient lags by up to one unit
+                return slope, lm + (1.0 / abs(slope) if slope else 0.0)
+            case A.Conditional(cond=cond, then=then, otherwise=otherwise):
+                return self._branch(cond, then, otherwise)
+            case A.Call(args=(cond, then, otherwise)) if node.key == "ifthenelse":
+                return self._branch(cond, then, otherwise)
+            case _:
+                if self._static(node):
+                    return 0.0, 0.0
+                raise _Moving(f"{type(node).__name__} of a moving value")
+
+    def _branch(self, cond: A.Expr, then: A.Expr, otherwise: A.Expr) -> tuple[float, float]:
+        """A conditional whose condition does not move takes the same branch all along:
+        the slope of that branch (a value that is neither: the result does not move)."""
+        if not self._static(cond):
+            raise _Moving("a conditional on a moving condition")
+        value = self.value(cond)
+        if value is True or (_number(value) and value != 0):
+            return self._slope(then)
+        if value is False or (_number(value) and value == 0):
+            return self._slope(otherwise)
+        return 0.0, 0.0
+
+    def _static(self, node: A.Expr) -> bool:
+        """Does nothing under `node` move with the clock?"""
+        for sub in A.walk(node, same_scope=False):
+            if isinstance(sub, A.Call) and sub.key in ("time", "random"):
+                return False
+            if isinstance(sub, A.AttrRef) and self._attribute_slope(sub)[0] != 0:
+                return False
+        return True
+
+    def _attribute_slope(self, node: A.AttrRef) -> tuple[float, float]:
+        key = node.key
+        if node.scope == "TARGET":
+            return self._target_slope(key)
+        if key in _CLOCK_NAMES and _stored(self.view.my, key) is None:
+            return 1.0, 0.0  # CurrentTime
+        if key in _TIMED:
+            raise _Moving("a timed predicate as a value")
+        stored = _stored(self.view.my, key)
+        if stored is None:
+            return self._target_slope(key) if node.scope is None else (0.0, 0.0)
+        if key in _DAY_NAMES:
+            return self._clock_of_day(key)
+        if isinstance(stored, A.EXPR_TYPES):
+            if key in self.busy:
+                return 0.0, 0.0
+            self.busy.add(key)
+            try:
+                return self._slope(stored)
+            finally:
+                self.busy.discard(key)
+        later = _stored(self.view.later, key)
+        if later == stored:
+            return 0.0, 0.0
+        if _number(stored) and _number(later):
+            slope = (float(later) - float(stored)) / self.view.probe
+            return float(round(slope)), 0.0  # the moving quantities count whole seconds
+        raise _Moving(f"{node.name} changes and is not a number")
+
+    def _target_slope(self, key: str) -> tuple[float, float]:
+        """A job attribute does not move, unless it is an expression reading the clock."""
+        if self.target is None:
+            return 0.0, 0.0
+        stored = _stored(self.target, key)
+        if isinstance(stored, A.EXPR_TYPES) and not all(
+            not (isinstance(n, A.Call) and n.key in ("time", "random"))
+            and not (isinstance(n, A.AttrRef) and n.key in _CLOCK_NAMES)
+            for n in A.walk(stored, same_scope=False)
+        ):
+            raise _Moving("a job attribute reading the clock")
+        return 0.0, 0.0
+
+    def _clock_of_day(self, key: str) -> tuple[float, float]:
+        """ClockMin moves 1/60 a second until midnight, ClockDay not at all until then:
+        the analysis holds until the next midnight, which bounds the quiet time."""
+        self.view.cap = min(self.view.cap, 86_400 - (self.view.now % 86_400))
+        return (0.0, 0.0) if key == "clockday" else (1.0 / 60, 60.0)
+
+
+def _raise() -> float:
+    raise _Moving("a moving value used as a truth value")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _stored(ad: Mapping[str, Any], key: str) -> Any:
+    getter = getattr(ad, "get", None)
+    if getter is not None:
+        found = getter(key)
+        if found is not None:
+            return found
+    return next((v for k, v in ad.items() if k.lower() == key), None)
+
+
+def _spelled(ad: Mapping[str, Any], key: str) -> str:
+    return next((k for k in ad if k.lower() == key), key)

@@ -1,0 +1,187 @@
+"""What a simulation comes to (issue 15): goodput, badput, vacating, preemptions by cause,
+each submitter's share of the slots against the share its EUP entitles it to, Jain's
+fairness index, wait times; the event log; the files of `--out DIR`.
+
+Stage: runtime output. Pure functions of a `Record` (runtime.simulate.engine); plots in
+runtime.simulate.plots.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from runtime.simulate.engine import Record
+
+
+def entitled_slots(
+    eups: Mapping[str, float], demand: Mapping[str, float], capacity: float
+) -> dict[str, float]:
+    """How many slots each submitter's EUP entitles it to when `capacity` slots are shared
+    among those wanting `demand[u]` slots (seed 003: shares by 1/EUP; the negotiator's pie
+    spins give what a submitter does not want to the others): water-filling, each
+    unsatisfied submitter's slice proportional to 1/EUP, a submitter never entitled to
+    more than it wants."""
+    wanting = {u: d for u, d in demand.items() if d > 0}
+    weight = {u: 1.0 / eups[u] for u in wanting if eups.get(u, 0) > 0 and math.isfinite(eups[u])}
+    out = dict.fromkeys(wanting, 0.0)
+    left = capacity
+    open_ = set(weight)
+    while open_ and left > 1e-12:
+        total = sum(weight[u] for u in open_)
+        slices = {u: left * weight[u] / total for u in open_}
+        full = {u for u in open_ if out[u] + slices[u] >= wanting[u]}
+        if not full:
+            for u in open_:
+                out[u] += slices[u]
+            break
+        for u in sorted(full):
+            left -= wanting[u] - out[u]
+            out[u] = wanting[u]
+        open_ -= full
+    return out
+
+
+def _sample_spans(
+    samples: Sequence[Mapping[str, Any]], end: float
+) -> list[tuple[Mapping[str, Any], float]]:
+    """Each sample with the seconds it stands for (until the next one, or the end)."""
+    out = []
+    for i, sample in enumerate(samples):
+        stop = samples[i + 1]["t"] if i + 1 < len(samples) else end
+        out.append((sample, max(0.0, stop - sample["t"])))
+    return out
+
+
+def summary(record: Record, slots: int) -> dict[str, Any]:
+    """The metrics summary (`metrics.json`)."""
+    jobs = record.jobs
+    done = [j for j in jobs if j.state == "done"]
+    goodput = sum(j.need for j in done)
+    badput = sum(j.lost for j in jobs)
+    by_state_time: dict[str, float] = {}
+    spans = _sample_spans(record.samples, record.end)
+    for sample, seconds in spans:
+        for state, count in sample["states"].items():
+            by_state_time[state] = by_state_time.get(state, 0.0) + count * seconds
+    vacating = _time_in(record, "Preempting")
+    causes: dict[str, int] = {}
+    for p in record.preemptions:
+        causes[p["reason"]] = causes.get(p["reason"], 0) + 1
+    evictions = sum(
+        1 for t in record.transitions
+        if t["to"][0] == "Preempting" and t["from"][0] != "Preempting" and t["cause"] == "policy"
+    )  # fmt: skip
+    if evictions:
+        causes["policy"] = evictions
+    users = sorted({j.submitter for j in jobs})
+    held: dict[str, float] = dict.fromkeys(users, 0.0)
+    entitled: dict[str, float] = dict.fromkeys(users, 0.0)
+    total = 0.0
+    for sample, seconds in spans:
+        used = sample["usage"]
+        busy = sum(used.values())
+        demand = {u: used.get(u, 0.0) + sample["queue"].get(u, 0) for u in users}
+        due = entitled_slots(sample["eup"], demand, busy)
+        for u in users:
+            held[u] += used.get(u, 0.0) * seconds
+            entitled[u] += due.get(u, 0.0) * seconds
+        total += busy * seconds
+    share = {u: held[u] / total if total else 0.0 for u in users}
+    entitled_share = {u: entitled[u] / total if total else 0.0 for u in users}
+    # Jain's index of received / entitled, over the submitters entitled to a share worth
+    # counting (a nice user's 1e-10 would make any ratio meaningless)
+    ratios = [held[u] / entitled[u] for u in users if entitled[u] > 1e-3 * total]
+    jain = (sum(ratios) ** 2 / (len(ratios) * sum(r * r for r in ratios))) if ratios else None
+    waits: dict[str, dict[str, float]] = {}
+    for u in users:
+        started = [
+            j.first_start - j.submitted
+            for j in jobs
+            if j.submitter == u and j.first_start is not None
+        ]
+        if started:
+            waits[u] = {"jobs_started": len(started), "mean_s": statistics.fmean(started),
+                        "median_s": statistics.median(started), "max_s": max(started)}  # fmt: skip
+    return {
+        "simulated_seconds": record.end,
+        "interrupted_at": record.interrupted_at,
+        "slots": slots,
+        "jobs": {
+            "submitted": len(jobs),
+            "completed": len(done),
+            "running": sum(1 for j in jobs if j.state == "running"),
+            "idle": sum(1 for j in jobs if j.state == "idle"),
+        },
+        "goodput_s": goodput,
+        "badput_s": badput,
+        "vacating_s": vacating,
+        "slot_seconds_by_state": dict(sorted(by_state_time.items())),
+        "preemptions": dict(sorted(causes.items())),
+        "share": share,
+        "entitled_share": entitled_share,
+        "jain_fairness": jain,
+        "wait": waits,
+        "transitions": len(record.transitions),
+    }
+
+
+def _time_in(record: Record, state: str) -> float:
+    """Slot-seconds spent in `state`, from the transitions."""
+    since: dict[str, float] = {}
+    total = 0.0
+    for t in record.transitions:
+        slot = t["slot"]
+        if t["from"][0] == state and slot in since:
+            total += t["t"] - since.pop(slot)
+        if t["to"][0] == state and slot not in since:
+            since[slot] = t["t"]
+    return total + sum(record.end - start for start in since.values())
+
+
+def write_outputs(out: Path, record: Record, metrics: Mapping[str, Any]) -> list[Path]:
+    """events.jsonl, metrics.json and the plots in `out`; the paths written."""
+    from runtime.simulate.plots import write_plots
+
+    out.mkdir(parents=True, exist_ok=True)
+    events = out / "events.jsonl"
+    with events.open("w", encoding="utf-8") as handle:
+        for entry in record.transitions:
+            handle.write(json.dumps(entry, sort_keys=True) + "\n")
+    path = out / "metrics.json"
+    path.write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return [events, path, *write_plots(out, record)]
+
+
+def table_lines(metrics: Mapping[str, Any]) -> list[str]:
+    """The terminal summary."""
+    hours = metrics["simulated_seconds"] / 3600
+    lines = [
+        f"simulated {hours:.1f} h on {metrics['slots']} slots"
+        + (
+            f" (interrupted at {metrics['interrupted_at'] / 3600:.2f} h)"
+            if metrics["interrupted_at"] is not None
+            else ""
+        ),
+        f"jobs: {metrics['jobs']['submitted']} submitted, {metrics['jobs']['completed']} completed, "
+        f"{metrics['jobs']['running']} running, {metrics['jobs']['idle']} idle",
+        f"goodput {metrics['goodput_s'] / 3600:.1f} slot-h, badput {metrics['badput_s'] / 3600:.1f} slot-h, "
+        f"vacating {metrics['vacating_s'] / 3600:.2f} slot-h",
+        "preemptions: "
+        + (", ".join(f"{k} {v}" for k, v in metrics["preemptions"].items()) or "none"),
+    ]
+    jain = metrics["jain_fairness"]
+    lines.append("fairness (Jain): " + ("-" if jain is None else f"{jain:.3f}"))
+    width = max([4, *(len(u) for u in metrics["share"])])
+    lines.append(f"{'user':{width}}  {'share':>7}  {'entitled':>8}  {'mean wait':>10}")
+    for user, share in metrics["share"].items():
+        wait = metrics["wait"].get(user)
+        mean = "-" if wait is None else f"{wait['mean_s'] / 60:.1f} min"
+        lines.append(
+            f"{user:{width}}  {share:7.1%}  {metrics['entitled_share'][user]:8.1%}  {mean:>10}"
+        )
+    return lines

@@ -1,0 +1,331 @@
+"""The POOL_FILE of `condor-policy simulate` (issue 15): read, checked, immutable.
+
+Stage: runtime input. `read_pool(path)` parses YAML or JSON into a `PoolSpec`; every
+problem is a `PoolFileError` at the file, line and column of the key at fault (positions
+from `yaml.compose`), unknown keys included ("did you mean"). The format is documented by
+its commented example (`example_text()`, runtime/simulate/example.yaml), which
+`condor-policy simulate --example` prints and a test reads back.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from compiler.errors import PolicyError
+
+EXAMPLE = Path(__file__).with_name("example.yaml")
+#: time() at simulated time 0 when the pool file gives no `epoch`: Monday 2025-12-01 00:00 UTC.
+EPOCH = 1_764_547_200
+OWNER_MODELS = ("office_hours", "dedicated")
+
+
+class PoolFileError(PolicyError):
+    """A POOL_FILE `simulate` cannot use."""
+
+
+def example_text() -> str:
+    """The commented example pool file (the format's documentation)."""
+    return EXAMPLE.read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who sits at a machine's keyboard: `office_hours` (weekdays, `sessions` keyboard
+    sessions a day at random times between `start_hour` and `end_hour`, each of mean
+    `session_minutes`, with the owner's own `load`) or `dedicated` (nobody)."""
+
+    model: str = "dedicated"
+    start_hour: float = 9.0
+    end_hour: float = 17.0
+    sessions: float = 3.0
+    session_minutes: float = 40.0
+    load: float = 1.0
+
+
+@dataclass(frozen=True)
+class MachineGroup:
+    name: str
+    count: int
+    startd: str
+    machine: Mapping[str, Any]
+    owner: Owner
+
+
+@dataclass(frozen=True)
+class JobStream:
+    """A user's jobs: `count` queued `at` seconds after the start and `rate_per_hour`
+    Poisson arrivals; run time in minutes, exponential with mean `run_mean` or `fixed`."""
+
+    user: str
+    count: int
+    at: float
+    rate_per_hour: float
+    run_mean: float
+    run_fixed: bool
+    ad: Mapping[str, Any]
+    nice: bool = False
+    accounting_group: str | None = None
+    max_retirement_minutes: float | None = None
+
+    @property
+    def submitter(self) -> str:
+        """The name the negotiator knows the jobs by (submit_utils.cpp
+        `SetAccountingGroup`): nice users as `nice-user.<owner>`, an accounting group as
+        `<group>.<owner>`, at the user's domain."""
+        owner, _, domain = self.user.partition("@")
+        if self.nice:
+            return f"nice-user.{owner}@{domain}"
+        if self.accounting_group:
+            return f"{self.accounting_group}.{owner}@{domain}"
+        return self.user
+
+
+@dataclass(frozen=True)
+class PoolSpec:
+    file: str
+    hours: float
+    seed: int
+    epoch: int
+    negotiator_config: str
+    users: Mapping[str, Mapping[str, float]]
+    machines: tuple[MachineGroup, ...]
+    jobs: tuple[JobStream, ...]
+    era: str | None = None
+    positions: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+
+
+def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """(key path) -> (line, column), 1-based, of every mapping key and list item."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    out: dict[tuple[Any, ...], tuple[int, int]] = {}
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                here = (*path, key.value)
+                out[here] = (key.start_mark.line + 1, key.start_mark.column + 1)
+                walk(value, here)
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                here = (*path, index)
+                out[here] = (item.start_mark.line + 1, item.start_mark.column + 1)
+                walk(item, here)
+
+    if root is not None:
+        walk(root, ())
+    return out
+
+
+class Reader:
+    """Checks a parsed YAML document key by key; every error at the key's line and
+    column (`key_positions`). Also reads the sweep file (runtime.simulate.sweep)."""
+
+    def __init__(self, file: str, positions: Mapping[tuple[Any, ...], tuple[int, int]]) -> None:
+        self.file = file
+        self.positions = positions
+
+    def error(self, path: tuple[Any, ...], message: str) -> PoolFileError:
+        where = ".".join(str(p) for p in path)
+        line, column = self.positions.get(path, (None, None))
+        text = f"{where}: {message}" if where else message
+        return PoolFileError(text, file=self.file, line=line, column=column)
+
+    def mapping(
+        self,
+        value: Any,
+        path: tuple[Any, ...],
+        known: tuple[str, ...],
+        required: tuple[str, ...] = (),
+    ) -> Mapping[str, Any]:
+        if value is None and not required:
+            return {}
+        if not isinstance(value, Mapping):
+            raise self.error(path, "must be a mapping")
+        for key in required:
+            if key not in value:
+                raise self.error(path, f"{key!r} is missing")
+        for key in value:
+            if key not in known:
+                near = difflib.get_close_matches(str(key), known, n=1)
+                hint = f" (did you mean {near[0]!r}?)" if near else f" (known: {', '.join(known)})"
+                raise self.error((*path, key), f"unknown key{hint}")
+        return value
+
+    def number(
+        self, value: Any, path: tuple[Any, ...], *, minimum: float = 0.0, integer: bool = False
+    ) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.error(path, f"must be a number, not {value!r}")
+        if value < minimum:
+            raise self.error(path, f"must be at least {minimum:g}")
+        if integer and int(value) != value:
+            raise self.error(path, "must be a whole number")
+        return float(value)
+
+    def text(self, value: Any, path: tuple[Any, ...]) -> str:
+        if not isinstance(value, str):
+            raise self.error(path, "must be text")
+        return value
+
+
+def read_pool(path: str) -> PoolSpec:
+    """The pool file at `path`, checked (PoolFileError at the key at fault)."""
+    from compiler.slots import read_document
+
+    document = read_document(path)
+    text = Path(path).read_text(encoding="utf-8")
+    return pool_spec(document, path, key_positions(text))
+
+
+def pool_spec(
+    document: Any, file: str, positions: Mapping[tuple[Any, ...], tuple[int, int]] | None = None
+) -> PoolSpec:
+    """A checked `PoolSpec` of a parsed pool document."""
+    r = Reader(file, positions or {})
+    top = r.mapping(
+        document, (), ("hours", "seed", "epoch", "era", "negotiator", "machines", "jobs")
+    )
+    if not top:
+        raise r.error((), "a pool file must be a mapping with 'machines' and 'jobs'")
+    negotiator = r.mapping(top.get("negotiator"), ("negotiator",), ("config", "users"))
+    users_raw = r.mapping(
+        negotiator.get("users"), ("negotiator", "users"), tuple(negotiator.get("users") or ())
+    )
+    users: dict[str, dict[str, float]] = {}
+    for name, values in users_raw.items():
+        where = ("negotiator", "users", name)
+        entry = r.mapping(values, where, ("factor", "rup"))
+        users[str(name)] = {k: r.number(v, (*where, k)) for k, v in entry.items()}
+    machines = _machines(r, top.get("machines"), file)
+    jobs = _jobs(r, top.get("jobs"))
+    era = top.get("era")
+    return PoolSpec(
+        file=file,
+        hours=r.number(top.get("hours", 24), ("hours",)),
+        seed=int(r.number(top.get("seed", 1), ("seed",), integer=True)),
+        epoch=int(r.number(top.get("epoch", EPOCH), ("epoch",), integer=True)),
+        negotiator_config=r.text(negotiator.get("config", ""), ("negotiator", "config")),
+        users=users,
+        machines=machines,
+        jobs=jobs,
+        era=None if era is None else r.text(era, ("era",)),
+        positions=dict(positions or {}),
+    )
+
+
+def _machines(r: Reader, value: Any, file: str) -> tuple[MachineGroup, ...]:
+    if not isinstance(value, list) or not value:
+        raise r.error(("machines",), "must be a list of machine groups")
+    out = []
+    names: set[str] = set()
+    for index, raw in enumerate(value):
+        where: tuple[Any, ...] = ("machines", index)
+        entry = r.mapping(
+            raw, where, ("name", "count", "startd", "startd_file", "machine", "owner")
+        )
+        name = r.text(entry.get("name", f"group{index + 1}"), (*where, "name"))
+        if name in names:
+            raise r.error((*where, "name"), f"machine group {name!r} named twice")
+        names.add(name)
+        if "startd_file" in entry:
+            startd_path = Path(r.text(entry["startd_file"], (*where, "startd_file")))
+            if not startd_path.is_absolute():
+                startd_path = Path(file).parent / startd_path
+            if not startd_path.is_file():
+                raise r.error((*where, "startd_file"), f"no such file {str(startd_path)!r}")
+            startd = startd_path.read_text(encoding="utf-8")
+        else:
+            startd = r.text(entry.get("startd", ""), (*where, "startd"))
+        machine = r.mapping(
+            entry.get("machine"), (*where, "machine"), tuple(entry.get("machine") or ())
+        )
+        owner_raw = r.mapping(
+            entry.get("owner"),
+            (*where, "owner"),
+            ("model", "start_hour", "end_hour", "sessions", "session_minutes", "load"),
+        )
+        model = owner_raw.get("model", "dedicated")
+        if model not in OWNER_MODELS:
+            raise r.error((*where, "owner", "model"), f"must be one of {', '.join(OWNER_MODELS)}")
+        numbers = {
+            k: r.number(v, (*where, "owner", k)) for k, v in owner_raw.items() if k != "model"
+        }
+        owner = Owner(model, **numbers)
+        if owner.end_hour <= owner.start_hour or owner.end_hour > 24:
+            raise r.error((*where, "owner"), "the working day must end after it starts, by 24")
+        count = int(r.number(entry.get("count", 1), (*where, "count"), minimum=1, integer=True))
+        out.append(MachineGroup(name, count, startd, dict(machine), owner))
+    return tuple(out)
+
+
+def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise r.error(("jobs",), "must be a list of job streams")
+    out = []
+    keys = ("user", "count", "at_minutes", "rate_per_hour", "run_minutes", "ad", "nice",
+            "accounting_group", "max_retirement_minutes")  # fmt: skip
+    for index, raw in enumerate(value):
+        where: tuple[Any, ...] = ("jobs", index)
+        entry = r.mapping(raw, where, keys)
+        user = r.text(entry.get("user"), (*where, "user"))
+        if "@" not in user:
+            raise r.error((*where, "user"), "must be user@domain")
+        run = r.mapping(entry.get("run_minutes"), (*where, "run_minutes"), ("mean", "distribution"))
+        mean = r.number(run.get("mean", 60), (*where, "run_minutes", "mean"))
+        if mean <= 0:
+            raise r.error((*where, "run_minutes", "mean"), "must be above 0")
+        distribution = run.get("distribution", "exponential")
+        if distribution not in ("exponential", "fixed"):
+            raise r.error((*where, "run_minutes", "distribution"), "must be exponential or fixed")
+        raw_ad = r.mapping(entry.get("ad"), (*where, "ad"), tuple(entry.get("ad") or ()))
+        ad = {str(k): _classad_value(r, v, (*where, "ad", k)) for k, v in raw_ad.items()}
+        nice = entry.get("nice", False)
+        if not isinstance(nice, bool):
+            raise r.error((*where, "nice"), "must be true or false")
+        group = entry.get("accounting_group")
+        retire = entry.get("max_retirement_minutes")
+        out.append(
+            JobStream(
+                user=user,
+                count=int(r.number(entry.get("count", 0), (*where, "count"), integer=True)),
+                at=60 * r.number(entry.get("at_minutes", 0), (*where, "at_minutes")),
+                rate_per_hour=r.number(entry.get("rate_per_hour", 0), (*where, "rate_per_hour")),
+                run_mean=mean,
+                run_fixed=distribution == "fixed",
+                ad=dict(ad),
+                nice=nice,
+                accounting_group=None
+                if group is None
+                else r.text(group, (*where, "accounting_group")),
+                max_retirement_minutes=None
+                if retire is None
+                else r.number(retire, (*where, "max_retirement_minutes")),
+            )
+        )
+    return tuple(out)
+
+
+def _classad_value(r: Reader, value: Any, path: tuple[Any, ...]) -> Any:
+    """A job attribute: ClassAd source text (a string is `'"physics"'`), or a number or
+    boolean as itself."""
+    from compiler.classad import parse
+
+    if isinstance(value, bool | int | float):
+        return value
+    if not isinstance(value, str):
+        raise r.error(path, "must be ClassAd source text, a number or a boolean")
+    try:
+        return parse(value)
+    except PolicyError as err:
+        raise r.error(path, err.message) from None

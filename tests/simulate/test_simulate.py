@@ -1,0 +1,322 @@
+"""The pool simulator (issue 15), with the seed's rules: shares by EUP, nice users, RANK
+and priority preemption with their causes, PREEMPTION_REQUIREMENTS, a desktop owner's
+return, determinism; and the event-driven engine against the startd's stepping."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from runtime.cli import main
+from runtime.simulate import Simulation, entitled_slots, pool_spec, summary
+from tests.budget import examples
+
+DEDICATED = """START = True
+SUSPEND = False
+PREEMPT = False
+KILL = False
+"""
+
+
+def _pool(machines: list[dict[str, Any]], jobs: list[dict[str, Any]], config: str = "",
+          users: dict[str, Any] | None = None, hours: float = 24) -> Any:  # fmt: skip
+    doc = {"hours": hours, "seed": 3, "machines": machines, "jobs": jobs,
+           "negotiator": {"config": config, "users": users or {}}}  # fmt: skip
+    return pool_spec(doc, "<test>")
+
+
+def _run(pool: Any, *, semantics: str = "code", naive: bool = False) -> Any:
+    sim = Simulation(pool, semantics=semantics, naive=naive)
+    return sim, sim.run(pool.hours * 3600)
+
+
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+def test_eups_1_2_4_share_a_saturated_pool_4_2_1(semantics: str) -> None:
+    """Seed 003 3.4: EUPs in the ratio 1:2:4 receive slots in the ratio 4:2:1. 14
+    dedicated slots, every user with more jobs than the day can run; the EUPs are 4, 8 and
+    16 (RUPs 4, 2, 1 with factors 1, 4, 16) and stay 1:2:4 all day: each RUP starts at
+    half the slots its user will hold (8, 4, 2) and all move towards them at the same
+    rate. Over a simulated day each share is within 5 % of 4/7, 2/7, 1/7."""
+    users = {
+        f"{u}@x": {"rup": r, "factor": f} for u, r, f in (("a", 4, 1), ("b", 2, 4), ("c", 1, 16))
+    }
+    pool = _pool(
+        [{"name": "node", "count": 14, "startd": DEDICATED}],
+        [{"user": f"{u}@x", "count": 2000, "run_minutes": {"mean": 60}} for u in "abc"],
+        config="NEGOTIATOR_INTERVAL = 300\n",
+        users=users,
+    )
+    sim, record = _run(pool, semantics=semantics)
+    share = summary(record, len(sim.slots))["share"]
+    for user, want in (("a@x", 4 / 7), ("b@x", 2 / 7), ("c@x", 1 / 7)):
+        assert abs(share[user] - want) <= 0.05 * want, (user, share)
+
+
+def test_a_nice_user_gets_only_otherwise_idle_slots() -> None:
+    """A nice user (factor NICE_USER_PRIO_FACTOR, 1e10) and an ordinary one with three
+    jobs on four slots: the nice user's jobs run only on the slot nobody else wants, and
+    when the ordinary user's next jobs arrive they take the slots back (priority)."""
+    pool = _pool(
+        [{"name": "node", "count": 4, "startd": DEDICATED}],
+        [
+            {
+                "user": "nice@x",
+                "nice": True,
+                "count": 20,
+                "run_minutes": {"mean": 600, "distribution": "fixed"},
+            },
+            {"user": "ann@x", "count": 3, "run_minutes": {"mean": 600, "distribution": "fixed"}},
+            {
+                "user": "ann@x",
+                "count": 4,
+                "at_minutes": 120,
+                "run_minutes": {"mean": 600, "distribution": "fixed"},
+            },
+        ],
+        # the 20 % rule of the manual (the code compares no EUPs itself, D4)
+        config="PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n",
+        hours=4,
+    )
+    _sim, record = _run(pool)
+    first = record.samples[1]["usage"]
+    assert first == {"ann@x": 3.0, "nice-user.nice@x": 1.0}
+    later = [s["usage"] for s in record.samples if s["t"] >= 120 * 60 + 600]
+    assert later and all(u.get("nice-user.nice@x", 0) == 0 for u in later)
+    assert {p["by"] for p in record.preemptions} == {"ann@x"}
+    assert {p["of"] for p in record.preemptions} == {"nice-user.nice@x"}
+
+
+RANKED = DEDICATED + 'RANK = TARGET.Department =?= "physics"\n'
+
+
+def _preemption_pool(config: str) -> Any:
+    """One slot preferring physics jobs: bob (chemistry, a poor priority) holds it first;
+    an hour later alice submits a chemistry job (priority preemption, if allowed) and
+    dora a physics one (RANK preemption)."""
+    fixed = {"mean": 600, "distribution": "fixed"}
+    return _pool(
+        [{"name": "node", "count": 1, "startd": RANKED}],
+        [
+            {
+                "user": "bob@x",
+                "count": 5,
+                "run_minutes": fixed,
+                "ad": {"Department": '"chemistry"'},
+            },
+            {
+                "user": "alice@x",
+                "count": 1,
+                "at_minutes": 60,
+                "run_minutes": fixed,
+                "ad": {"Department": '"chemistry"'},
+            },
+            {
+                "user": "dora@x",
+                "count": 1,
+                "at_minutes": 180,
+                "run_minutes": fixed,
+                "ad": {"Department": '"physics"'},
+            },
+        ],
+        config=config,
+        users={"bob@x": {"rup": 50.0}},
+        hours=6,
+    )
+
+
+def test_rank_and_priority_preemptions_appear_with_their_cause() -> None:
+    _sim, record = _run(_preemption_pool("PREEMPTION_REQUIREMENTS = True\n"))
+    reasons = [(p["reason"], p["by"], p["of"]) for p in record.preemptions]
+    assert ("priority", "alice@x", "bob@x") in reasons
+    assert any(r[0] == "rank" and r[1] == "dora@x" for r in reasons)
+    causes = {t["cause"] for t in record.transitions if t["slot"] == "slot1@node-0001"}
+    assert {"priority", "rank"} <= causes
+
+
+def test_preemption_requirements_false_stops_priority_preemption_not_rank() -> None:
+    _sim, record = _run(_preemption_pool("PREEMPTION_REQUIREMENTS = False\n"))
+    reasons = {p["reason"] for p in record.preemptions}
+    assert "priority" not in reasons and "rank" in reasons
+
+
+DESKTOP_OWNER = {"model": "office_hours", "start_hour": 9, "end_hour": 10, "sessions": 1,
+                 "session_minutes": 30, "load": 0.0}  # fmt: skip
+
+
+def test_a_desktop_owners_return_suspends_then_vacates_the_job() -> None:
+    """The Desktop policy (use POLICY : Desktop): a job runs at night; the owner's first
+    keyboard session in the morning makes KeyboardIdle < 60, the next evaluation
+    suspends the job (SUSPEND), and ten minutes later (PREEMPT: suspended for more than
+    MaxSuspendTime) it is vacated; the transitions are the table's, at the first
+    evaluation after each condition holds."""
+    pool = _pool(
+        [{"name": "desk", "count": 1, "startd": "use POLICY : Desktop\n", "owner": DESKTOP_OWNER}],
+        [{"user": "ann@x", "count": 1, "run_minutes": {"mean": 24 * 60, "distribution": "fixed"}}],
+        hours=12,
+    )
+    for semantics in ("code", "manual"):
+        sim, record = _run(pool, semantics=semantics)
+        session = sim.slots[0].sensors.sessions[0]
+        start = session[0] - sim.epoch
+        moves = [(t["t"], tuple(t["from"]), tuple(t["to"]), t["number"])
+                 for t in record.transitions if t["t"] > 3600]  # fmt: skip
+        # Busy -> Suspended (#14) at the first 5 s poll after the keyboard is touched;
+        # ten minutes later PREEMPT: Suspended -> Retiring (#16) and, no retirement time,
+        # at once Retiring -> Vacating (#18); the job exits 10 s later -> Owner (#22)
+        assert [m[3] for m in moves[:4]] == [14, 16, 18, 22], moves
+        assert start <= moves[0][0] < start + 5
+        assert moves[0][0] + 600 < moves[1][0] <= moves[0][0] + 605
+        assert moves[2][0] == moves[1][0] and moves[3][0] == moves[2][0] + 10
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "runtime" / "simulate" / "example.yaml"
+
+
+def test_the_example_runs_and_is_deterministic(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`simulate --example` prints the commented example; it runs (two hours here), and
+    the same seed gives the same files, PNG plots included, byte for byte."""
+    assert main(["simulate", "--example"]) == 0
+    text = capsys.readouterr().out
+    assert text == EXAMPLE.read_text() and text.startswith("#")
+    (tmp_path / "pool.yaml").write_text(text)
+    runs = []
+    for n in range(2):
+        out = tmp_path / f"out{n}"
+        assert (
+            main(["simulate", str(tmp_path / "pool.yaml"), "--hours", "2", "--out", str(out)]) == 0
+        )
+        runs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert runs[0] == runs[1]
+    assert set(runs[0]) == {"events.jsonl", "metrics.json", "states.png", "rup.png",
+                            "queue.png", "preemptions.png"}  # fmt: skip
+    metrics = json.loads(runs[0]["metrics.json"])
+    assert metrics["jobs"]["completed"] > 0
+    other = tmp_path / "other"
+    assert (
+        main(
+            [
+                "simulate",
+                str(tmp_path / "pool.yaml"),
+                "--hours",
+                "2",
+                "--seed",
+                "9",
+                "--out",
+                str(other),
+            ]
+        )
+        == 0
+    )
+    assert (other / "events.jsonl").read_bytes() != runs[0]["events.jsonl"]
+
+
+def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "machines:\n  - name: a\n    count: 2\n    startd: 'START = True'\n    ownr: {}\njobs: []\n"
+    )
+    assert main(["simulate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:5:5:" in err and "did you mean 'owner'" in err
+    bad.write_text(
+        "machines:\n  - {name: a, startd: 'START = True'}\njobs:\n  - {user: ann@x, ad: {Requirements: 'TARGET.Memory >'}}\n"
+    )
+    assert main(["simulate", str(bad)]) == 2
+    assert "jobs.0.ad.Requirements" in capsys.readouterr().err
+
+
+# ---- the event-driven engine is the startd's stepping, faster --------------------------
+
+OWNERS = st.fixed_dictionaries(
+    {"model": st.just("office_hours"), "start_hour": st.integers(0, 3),
+     "end_hour": st.integers(4, 8), "sessions": st.integers(1, 4),
+     "session_minutes": st.sampled_from([2, 10, 40]), "load": st.sampled_from([0.0, 1.0])}
+)  # fmt: skip
+POLICIES = st.sampled_from(
+    ["use POLICY : Desktop\n", "use POLICY : UWCS_Desktop\n", DEDICATED, RANKED]
+)
+
+
+def _owner(start: int, end: int, sessions: int, minutes: int, load: float) -> dict[str, Any]:
+    return {"model": "office_hours", "start_hour": start, "end_hour": end, "sessions": sessions,
+            "session_minutes": minutes, "load": load}  # fmt: skip
+
+
+@given(seed=st.integers(0, 10_000), owner=OWNERS, policy=POLICIES,
+       run=st.sampled_from([5, 30, 120]), preempt=st.booleans())  # fmt: skip
+@settings(max_examples=examples(8), deadline=None)
+# skipped evaluations moved the polling timer before a job exit the slot did not know of
+@example(
+    seed=0, owner=_owner(0, 4, 1, 2, 0.0), policy="use POLICY : Desktop\n", run=5, preempt=False
+)
+# the slope of KeyboardIdle probed at the instant the owner's next session starts
+@example(
+    seed=930, owner=_owner(2, 4, 2, 2, 0.0), policy="use POLICY : Desktop\n", run=30, preempt=True
+)
+# a slot's evaluation and the negotiator at one instant, in an order that depended on
+# when the wake-up was planned
+@example(
+    seed=2356,
+    owner=_owner(2, 6, 3, 40, 1.0),
+    policy="use POLICY : Desktop\n",
+    run=120,
+    preempt=True,
+)
+def test_skipping_quiet_stretches_changes_nothing(
+    seed: int, owner: dict[str, Any], policy: str, run: int, preempt: bool
+) -> None:
+    """Random small pools (owners typing at random, jobs of two users, a policy of the
+    manual's) simulated twice: evaluating every pass (the startd's stepping) and skipping
+    the stretches runtime.simulate.horizon proves quiet: the same transitions at the same
+    times."""
+    doc = {
+        "hours": 8, "seed": seed,
+        "machines": [{"name": "m", "count": 3, "startd": policy, "owner": owner}],
+        "jobs": [{"user": "ann@x", "count": 6, "run_minutes": {"mean": run}},
+                 {"user": "bob@x", "rate_per_hour": 2, "run_minutes": {"mean": run},
+                  "ad": {"Department": '"physics"'}}],
+        "negotiator": {"config": f"PREEMPTION_REQUIREMENTS = {preempt}\nNEGOTIATOR_INTERVAL = 300\n"},
+    }  # fmt: skip
+    pool = pool_spec(doc, "<test>")
+    fast = Simulation(pool)
+    slow = Simulation(pool, naive=True)
+    assert fast.run(8 * 3600).transitions == slow.run(8 * 3600).transitions
+    assert sum(r.slot.skipped for r in fast.slots) > 0
+
+
+# ---- what a submitter is entitled to --------------------------------------------------
+
+
+@given(
+    eups=st.lists(st.floats(0.5, 1e4), min_size=1, max_size=6),
+    demand=st.lists(st.integers(0, 40), min_size=6, max_size=6),
+    capacity=st.integers(0, 100),
+)
+@settings(max_examples=examples(200), deadline=None)
+@example(eups=[1.0, 2.0, 4.0], demand=[100, 1, 100, 0, 0, 0], capacity=7)
+def test_entitlement_is_weighted_max_min_fair(
+    eups: list[float], demand: list[int], capacity: int
+) -> None:
+    """Water-filling by 1/EUP: all the capacity that is wanted is given, nobody gets more
+    than it wants, and every submitter left wanting has the same slots per unit of 1/EUP,
+    at least as many as any satisfied one."""
+    users = [f"u{i}" for i in range(len(eups))]
+    want = dict(zip(users, demand, strict=False))
+    got = entitled_slots(dict(zip(users, eups, strict=True)), want, capacity)
+    wanted = sum(d for d in want.values() if d > 0)
+    assert sum(got.values()) == pytest.approx(min(capacity, wanted), abs=1e-6)
+    levels = {u: got[u] * eup for u, eup in zip(users, eups, strict=True) if want[u] > 0}
+    short = [levels[u] for u in levels if got[u] < want[u] - 1e-9]
+    if short:
+        assert max(short) - min(short) <= 1e-6 * max(1.0, max(short))
+        assert all(levels[u] <= min(short) + 1e-6 for u in levels if got[u] >= want[u] - 1e-9)
+    assert all(got[u] <= want[u] + 1e-9 for u in got)
+    if capacity == 7 and eups == [1.0, 2.0, 4.0] and demand[:3] == [100, 1, 100]:
+        assert got == pytest.approx({"u0": 4.8, "u1": 1.0, "u2": 1.2})

@@ -13,7 +13,7 @@ import sys
 
 from tests.bench_common import Figure, print_figures
 
-#: The benchmark modules, in the order of the table in issue 11, then issue 14's.
+#: The benchmark modules, in the order of the table in issue 11, then issue 14's and 15's.
 MODULES = (
     "tests.bench_classad",
     "tests.bench_eval",
@@ -23,6 +23,7 @@ MODULES = (
     "tests.bench_dump",
     "tests.bench_simplify",
     "tests.bench_negotiate",
+    "tests.bench_simulate",
 )
 
 

@@ -1,0 +1,161 @@
+"""Benchmark: the pool simulator (issue 15) against its targets and against stepping every
+slot every POLLING_INTERVAL, measured in the same run.
+
+Run `python -m tests.bench_simulate [--week-hours H] [--naive-hours H]`. Not a test: it
+prints figures only. The pool is desktops (`use POLICY : Desktop`, owners typing in
+office hours, three keyboard sessions a day with their own load) and a saturating job
+stream of three users (a queue as long as the pool at the start, then arrivals of half
+the pool per hour; two-hour jobs), the negotiator every 300 s with the manual's 20 %
+PREEMPTION_REQUIREMENTS. Every run is a fresh process, its peak memory (ru_maxrss) read
+at its end.
+
+Figures:
+- 1,000 slots x 24 simulated hours, against the 10 s target;
+- 10,000 slots x 7 days: simulated for `--week-hours` (a whole week when 168) and
+  extrapolated linearly in time when shorter (said so), against 120 s and 2 GB;
+- the same week stepped naively (every evaluation of every slot) on a 1 % sample (100
+  slots) for `--naive-hours`, extrapolated to all slots and the whole week, against the
+  event-driven week: the speed-up (target >= 50x); and the speed-up on the sample
+  itself, both engines measured on the same 100 slots and hours (same transitions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import time
+from typing import Any
+
+from tests.bench_common import Figure, print_figures
+
+DAY, WEEK = 24.0, 168.0
+
+
+def pool_document(slots: int, hours: float, seed: int = 1) -> dict[str, Any]:
+    owner = {"model": "office_hours", "start_hour": 9, "end_hour": 17, "sessions": 3,
+             "session_minutes": 40, "load": 1.0}  # fmt: skip
+    return {
+        "hours": hours,
+        "seed": seed,
+        "machines": [
+            {
+                "name": "desk",
+                "count": slots,
+                "startd": "use POLICY : Desktop\n",
+                "machine": {"Memory": 8192, "Cpus": 1},
+                "owner": owner,
+            }
+        ],
+        "jobs": [
+            {
+                "user": f"{u}@example.com",
+                "count": max(1, slots // 3),
+                "rate_per_hour": slots / 6,
+                "run_minutes": {"mean": 120},
+            }
+            for u in ("alice", "bob", "carol")
+        ],
+        "negotiator": {
+            "config": "NEGOTIATOR_INTERVAL = 300\n"
+            "PREEMPTION_REQUIREMENTS = RemoteUserPrio > SubmitterUserPrio * 1.2\n"
+        },
+    }
+
+
+def one(slots: int, hours: float, naive: bool) -> dict[str, Any]:
+    """One simulation in this process: seconds, peak memory, what it did."""
+    from runtime.simulate import Simulation, pool_spec
+
+    pool = pool_spec(pool_document(slots, hours), "<bench>")
+    start = time.perf_counter()
+    simulation = Simulation(pool, naive=naive)
+    record = simulation.run(hours * 3600)
+    seconds = time.perf_counter() - start
+    return {
+        "seconds": seconds,
+        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "transitions": len(record.transitions),
+        "evaluations": sum(run.slot.evaluations for run in simulation.slots),
+        "skipped": sum(run.slot.skipped for run in simulation.slots),
+    }
+
+
+def measured(slots: int, hours: float, naive: bool = False) -> dict[str, Any]:
+    """`one` in a fresh process (its memory is its own)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.bench_simulate", "--one", str(slots), str(hours),
+         "naive" if naive else "events"],
+        capture_output=True, check=True, text=True,
+    )  # fmt: skip
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def figures(seconds: float, week_hours: float = 6.0, naive_hours: float = 6.0) -> list[Figure]:
+    del seconds  # whole simulations: the figures are seconds, not rates
+    day = measured(1_000, DAY)
+    week = measured(10_000, week_hours)
+    week_seconds = week["seconds"] * WEEK / week_hours
+    extrapolated = "" if week_hours >= WEEK else f" (extrapolated from {week_hours:g} h)"
+    sample_naive = measured(100, naive_hours, naive=True)
+    sample_events = measured(100, naive_hours)
+    naive_week = sample_naive["seconds"] * 100 * WEEK / naive_hours
+    return [
+        Figure(
+            name="simulate 1,000 slots x 24 h",
+            ours=f"{day['seconds']:.1f} s, {day['max_rss_mb']:.0f} MB, {day['transitions']:,} transitions",
+            reference="target 10 s",
+            ratio=10.0 / day["seconds"],
+            target=">= 1x (under 10 s)",
+            met=day["seconds"] < 10.0,
+        ),
+        Figure(
+            name="simulate 10,000 slots x 7 days",
+            ours=f"{week_seconds:.0f} s{extrapolated}, {week['max_rss_mb']:.0f} MB",
+            reference="target 120 s, 2 GB",
+            ratio=120.0 / week_seconds,
+            target=">= 1x (under 120 s and 2 GB)",
+            met=week_seconds < 120.0 and week["max_rss_mb"] < 2048,
+        ),
+        Figure(
+            name="event-driven week vs naive stepping",
+            ours=f"{week_seconds:.0f} s event-driven",
+            reference=f"naive {naive_week:.0f} s (100 slots x {naive_hours:g} h, x100 x{WEEK / naive_hours:g})",
+            ratio=naive_week / week_seconds,
+            target=">= 50x",
+            met=naive_week / week_seconds >= 50,
+        ),
+        Figure(
+            name=f"same 100 slots x {naive_hours:g} h, both engines",
+            ours=f"{sample_events['seconds']:.1f} s, {sample_events['evaluations']:,} evaluations",
+            reference=f"naive {sample_naive['seconds']:.1f} s, {sample_naive['evaluations']:,} evaluations",
+            ratio=sample_naive["seconds"] / sample_events["seconds"],
+            target="faster, same transitions",
+            met=sample_naive["transitions"] == sample_events["transitions"]
+            and sample_events["seconds"] < sample_naive["seconds"],
+        ),
+    ]
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--week-hours", type=float, default=6.0,
+                        help="hours of the 10,000-slot week actually simulated (168: all)")  # fmt: skip
+    parser.add_argument("--naive-hours", type=float, default=6.0,
+                        help="hours of the naive 1 %% sample actually simulated")  # fmt: skip
+    parser.add_argument(
+        "--one", nargs=3, metavar=("SLOTS", "HOURS", "MODE"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args(argv)
+    if args.one:
+        slots, hours, mode = args.one
+        print(json.dumps(one(int(slots), float(hours), mode == "naive")))
+        return
+    print_figures(figures(0.0, args.week_hours, args.naive_hours))
+
+
+if __name__ == "__main__":
+    main()

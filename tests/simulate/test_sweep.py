@@ -1,0 +1,120 @@
+"""`condor-policy sweep` (issue 15): variants x seeds x pool sizes as dask.distributed
+tasks on a real LocalCluster, the table against the same simulations run here, the
+HTCondorCluster job script, positioned errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from runtime.cli import main
+from runtime.simulate.sweep import read_sweep, run_task, tasks
+
+POOL = """hours: 2
+seed: 5
+negotiator:
+  config: |
+    NEGOTIATOR_INTERVAL = 300
+    PREEMPTION_REQUIREMENTS = True
+  users: {bob@x: {rup: 50.0}}
+machines:
+  - name: node
+    count: 2
+    startd: |
+      START = True
+      SUSPEND = False
+      PREEMPT = False
+      KILL = False
+jobs:
+  - {user: bob@x, count: 6, run_minutes: {mean: 120, distribution: fixed}}
+  - {user: alice@x, count: 4, at_minutes: 30, run_minutes: {mean: 20}}
+"""
+
+SWEEP = """pool: pool.yaml
+seeds: [1, 2]
+scales: [1, 2]
+variants:
+  - name: as-is
+  - name: no-priority-preemption
+    negotiator: |
+      PREEMPTION_REQUIREMENTS = False
+"""
+
+
+def _files(tmp_path: Path, sweep: str = SWEEP) -> Path:
+    (tmp_path / "pool.yaml").write_text(POOL)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(sweep)
+    return path
+
+
+@pytest.mark.slow
+def test_a_sweep_on_a_local_cluster_gives_the_table_of_its_simulations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two variants x two pool sizes x two seeds on a LocalCluster of two worker
+    processes: eight rows in (variant, scale, seed) order, each the metrics of the same
+    simulation run in this process; PREEMPTION_REQUIREMENTS = False leaves no priority
+    preemption; the comparison plots are written."""
+    sweep = _files(tmp_path)
+    out = tmp_path / "out"
+    assert main(["sweep", str(sweep), "--workers", "2", "--out", str(out), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    spec = read_sweep(str(sweep))
+    expected = [run_task(task) for task in tasks(spec)]
+    assert rows == json.loads(json.dumps(expected))
+    assert [(r["variant"], r["scale"], r["seed"]) for r in rows] == [
+        (v, s, seed) for v in ("as-is", "no-priority-preemption") for s in (1, 2) for seed in (1, 2)
+    ]
+    assert [r["slots"] for r in rows[:4]] == [2, 2, 4, 4]
+    assert all(r.get("preemptions_priority", 0) == 0 for r in rows if r["variant"] != "as-is")
+    assert any(r.get("preemptions_priority", 0) > 0 for r in rows if r["variant"] == "as-is")
+    with (out / "results.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == 8 and table[0]["variant"] == "as-is"
+    assert {p.name for p in out.glob("sweep-*.png")} >= {
+        "sweep-goodput_h.png",
+        "sweep-badput_h.png",
+    }
+
+
+def test_the_htcondor_cluster_job_script(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--htcondor --print-job-script`: the submit description dask-jobqueue's
+    HTCondorCluster gives each worker, with the sweep file's requests."""
+    sweep = _files(tmp_path, SWEEP + "htcondor:\n  memory: 3 GB\n  cores: 2\n  python: /opt/cp/bin/python\n"
+                   "  submit: {+WantFlocking: 'true'}\n")  # fmt: skip
+    assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 0
+    script = capsys.readouterr().out
+    assert "MY.DaskWorkerCores = 2" in script
+    assert "MY.DaskWorkerMemory = 3000000000" in script
+    assert "/opt/cp/bin/python -m distributed.cli.dask_worker" in script
+    assert "+WantFlocking = true" in script
+
+
+def test_sweep_file_errors_are_positioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sweep = _files(
+        tmp_path, "pool: pool.yaml\nvariants:\n  - name: a\n    startd: {nodes: 'START = False'}\n"
+    )
+    assert main(["sweep", str(sweep)]) == 2
+    err = capsys.readouterr().err
+    assert f"{sweep}:4:14:" in err and "no machine group 'nodes'" in err
+    sweep.write_text("pool: pool.yaml\nvariants:\n  - name: a\n    startd: {node: 'START = (('}\n")
+    assert main(["sweep", str(sweep)]) == 2
+    err = capsys.readouterr().err
+    assert f"{sweep}:3:5:" in err and "variant 'a'" in err
+    sweep.write_text("pool: pool.yaml\nvariants: []\nseedz: [1]\n")
+    assert main(["sweep", str(sweep)]) == 2
+    assert "did you mean 'seeds'" in capsys.readouterr().err
+
+
+def test_sweep_example_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sweep", "--example"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("#") and "variants:" in text and "htcondor:" in text

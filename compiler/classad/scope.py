@@ -55,6 +55,12 @@ class ClassAd(MutableMapping[str, Raw]):
         if type(items) is ClassAd:  # a copy: its two maps as they are
             self._raw = dict(items._raw)
             self._names = dict(items._names)
+        elif type(items) is dict:  # the common case, without MutableMapping.update's calls
+            raw, names = self._raw, self._names
+            for name, value in items.items():
+                key = name.lower()
+                raw[key] = value
+                names[key] = name
         elif items:
             self.update(items)
         if kwargs:

@@ -70,7 +70,7 @@ def quiet_until(slot: Any, limit: float) -> float:
         # the slopes are measured well inside the window the caller vouches for (no
         # outside input before `limit`): a sensor's regime changes at `limit` itself
         # (an owner's session starts there)
-        view = _View(slot, min(PROBE, (limit - now_trace) / 2))
+        view = _View(slot, min(PROBE, (limit - now_trace) / 2), limit - now_trace)
         bound = limit - now_trace
         for option in options:
             plain = [c for c in option if isinstance(c, GuardCondition) and c.after is None]
@@ -87,15 +87,27 @@ def quiet_until(slot: Any, limit: float) -> float:
 class _View:
     """The slot's ad now and `PROBE` seconds later, and the slopes they give."""
 
-    def __init__(self, slot: Any, probe: float) -> None:
+    def __init__(self, slot: Any, probe: float, window: float) -> None:
         self.slot = slot
         self.now = slot.clock.now()
         self.probe = probe
+        #: seconds the caller vouches for: a change after them does not matter
+        self.window = window
         self.my = slot.ads.build(slot.record, slot.pair, self.now, slot.overrides)
-        self.later = slot.ads.build(slot.record, slot.pair, self.now + probe, slot.overrides)
+        self._later: Any = None
         self._timed: dict[str, float] = {}
         #: seconds the analysis holds at most (the next midnight when ClockMin is read)
         self.cap = math.inf
+
+    @property
+    def later(self) -> Any:
+        """The ad `probe` seconds on, built when a slope is first asked for."""
+        if self._later is None:
+            slot = self.slot
+            self._later = slot.ads.build(
+                slot.record, slot.pair, self.now + self.probe, slot.overrides
+            )
+        return self._later
 
     def target(self, against: str) -> Any:
         record = self.slot.record
@@ -112,7 +124,9 @@ class _View:
 
     def timed_flip(self, name: str) -> float:
         """Seconds until the timed predicate `name` (false now) turns true: probed in
-        the slot's own ads, doubling then bisecting to the second (it never turns back)."""
+        the slot's own ads, bisecting to the second (it never turns back); math.inf when
+        it is still false at the end of the window (nothing before then depends on when
+        it turns, and one probe tells)."""
         if name in self._timed:
             return self._timed[name]
         slot = self.slot
@@ -121,16 +135,10 @@ class _View:
             ad = slot.ads.build(slot.record, slot.pair, self.now + dt, slot.overrides)
             return ad.get(name) is True
 
-        if true_at(0):
-            found = math.inf  # already true: it stays so
+        if self.my.get(name) is True or not true_at(self.window):
+            found = math.inf  # already true (it stays so), or false all the window
         else:
-            high = 1.0
-            while not true_at(high):
-                high *= 2
-                if high > 64 * 86_400:
-                    self._timed[name] = math.inf
-                    return math.inf
-            low = high / 2 if high > 1 else 0.0
+            low, high = 0.0, math.ceil(self.window)
             while high - low > 1:
                 mid = math.floor((low + high) / 2)
                 if true_at(mid):

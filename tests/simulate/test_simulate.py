@@ -320,3 +320,36 @@ def test_entitlement_is_weighted_max_min_fair(
     assert all(got[u] <= want[u] + 1e-9 for u in got)
     if capacity == 7 and eups == [1.0, 2.0, 4.0] and demand[:3] == [100, 1, 100]:
         assert got == pytest.approx({"u0": 4.8, "u1": 1.0, "u2": 1.2})
+
+
+def test_ctrl_c_writes_what_was_simulated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A KeyboardInterrupt in the middle (here at the fifth negotiation cycle, 20 minutes
+    in): exit 130, the summary and every file written, saying where it stopped."""
+    from runtime.simulate import engine
+
+    pool = tmp_path / "pool.yaml"
+    pool.write_text(EXAMPLE.read_text())
+    cycles = []
+    negotiate = engine.Simulation._negotiate
+
+    def interrupted(self: Any) -> None:
+        cycles.append(self.now)
+        if len(cycles) == 5:
+            raise KeyboardInterrupt
+        negotiate(self)
+
+    monkeypatch.setattr(engine.Simulation, "_negotiate", interrupted)
+    out = tmp_path / "out"
+    assert (
+        main(["simulate", str(pool), "--hours", "2", "--out", str(out), "--format", "json"]) == 130
+    )
+    captured = capsys.readouterr()
+    assert "interrupted at 0.33 simulated hours" in captured.err
+    metrics = json.loads(captured.out)
+    assert metrics["interrupted_at"] == 1200 and metrics["simulated_seconds"] == 1200
+    assert json.loads((out / "metrics.json").read_text()) == metrics
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    assert events and max(e["t"] for e in events) <= 1200
+    assert (out / "states.png").stat().st_size > 0

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -226,13 +226,21 @@ def allocate_surplus(group: Group, surplus: float) -> float:
         left = list(asks)
         for by_quota in (True, False):
             surplus, requested = _share_loop(by_quota, weights, left, shares, surplus, requested)
+    _hand_down(group, shares, requested, allocate_surplus)
+    return surplus
+
+
+def _hand_down(
+    group: Group, shares: list[float], requested: float, give: Callable[[Group, float], float]
+) -> None:
+    """What a share of surplus ends with: each child's part handed down (`give` it to
+    the child's subtree), the group's own last part kept, its subtree's request updated."""
     for child, share in zip(group.children, shares, strict=False):
         if share > 0:
-            allocate_surplus(child, share)
+            give(child, share)
     group.allocated += shares[-1]
     group.requested -= shares[-1]
     group.subtree_requested = requested
-    return surplus
 
 
 def _share_loop(
@@ -334,12 +342,7 @@ def round_robin(group: Group, surplus: float) -> float:
                 break
         if handed < 1:
             break
-    for child, share in zip(group.children, given, strict=False):
-        if share > 0:
-            round_robin(child, share)
-    group.allocated += given[-1]
-    group.requested -= given[-1]
-    group.subtree_requested = requested
+    _hand_down(group, given, requested, round_robin)
     return surplus
 
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -186,20 +186,21 @@ class Slot:
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
         #: The era's predicates by lower-case name: what a `set` or the machine may force.
         self._predicate_names = {p.name.lower(): p.name for p in self.spec.predicates}
-        kwargs = dict(parts.kwargs)
-        # the machine is the slot's own: its transitions from fresh dicts (the callables
-        # in them are the table's, shared)
-        kwargs["transitions"] = [dict(t) for t in parts.kwargs["transitions"]]
-        if initial is not None:
-            if pair_name(initial) not in kwargs["states"]:
-                known = ", ".join(kwargs["states"])
-                raise SlotError(
-                    f"initial {pair_name(initial)} is not a pair of {table.era}: {known}"
-                )
-            kwargs["initial"] = pair_name(initial)
+        states = parts.kwargs["states"]
+        if initial is not None and pair_name(initial) not in states:
+            known = ", ".join(states)
+            raise SlotError(f"initial {pair_name(initial)} is not a pair of {table.era}: {known}")
         self._model = _Model()
         self._pairs: dict[str, Pair] = {}
-        self.machine = Machine(model=self._model, model_attribute="pair_name", **kwargs)
+        # one machine per table, every slot of it a model of that machine: its states,
+        # events and transitions exist once (a pool of thousands of slots runs one
+        # policy); the conditions and callbacks take the slot's context as an argument
+        # (not `add_model`: that would give the model a method per trigger, hundreds of
+        # them, where the slot pulls its triggers by name from the machine's events)
+        self.machine = parts.machine()
+        self._model.pair_name = (
+            pair_name(initial) if initial is not None else parts.kwargs["initial"]
+        )
         self._triggers = parts.triggers
         self._options = parts.options
         self.engine = parts.engine
@@ -692,7 +693,10 @@ class Slot:
         """Pull trigger `name` on the machine; a fired transition is recorded and the
         new pair entered."""
         old = self.pair
-        fired = self._model.trigger(name, ctx)  # type: ignore[attr-defined]
+        event = self.machine.events.get(name)
+        if event is None:
+            raise AttributeError(f"Do not know event named '{name}'.")
+        fired = event.trigger(self._model, ctx)
         if not fired:
             return False
         new = self.pair
@@ -831,6 +835,17 @@ class _TableParts:
     options: Mapping[tuple[str, str], tuple[tuple[Callable[[Any], bool], ...], ...]]
     engine: Engine
     policy: Any
+    _machine: list[Machine] = field(default_factory=list)
+
+    def machine(self) -> Machine:
+        """The table's `transitions.Machine` (made at first use, without a model)."""
+        if not self._machine:
+            kwargs = dict(self.kwargs)
+            # transitions takes its transition dicts apart: fresh ones (the callables in
+            # them are the table's)
+            kwargs["transitions"] = [dict(t) for t in self.kwargs["transitions"]]
+            self._machine.append(Machine(model=[], model_attribute="pair_name", **kwargs))
+        return self._machine[0]
 
 
 _PARTS: dict[int, tuple[StateTable, _TableParts]] = {}

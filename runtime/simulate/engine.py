@@ -149,6 +149,8 @@ class Simulation:
                 self.factor_set[user] = values["factor"]
         self.last_update = 0.0
         self._names: list[str] = []
+        #: slots an event reached: their wake-ups are planned when it is done
+        self._dirty: set[int] = set()
         self._cause = "start"
         self.until = pool.hours * 3600
         self.slots = self._make_slots(table_of)
@@ -170,6 +172,7 @@ class Simulation:
             if stream.rate_per_hour > 0:
                 self._schedule(self._arrival_gap(stream), "arrival", index)
         self._schedule(0.0, "negotiate", None)
+        self._flush()
 
     # ------------------------------------------------------------------ set-up
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
@@ -259,6 +262,7 @@ class Simulation:
                 at, _, _, _, kind, data = heapq.heappop(self._heap)
                 self.now = at
                 self._handle(kind, data)
+                self._flush()
                 if progress is not None and kind == "negotiate":
                     progress(at)
             self.now = until
@@ -441,7 +445,18 @@ class Simulation:
             return bool(run.slot.send(event, **payload))
         finally:
             self._cause = before
-            self._reschedule(self.slots.index(run) if run.index is None else run.index)
+            # the quiet time proved for the old state is void; the next wake-up is
+            # planned once the event at hand is done with the slot (`_flush`)
+            run.quiet = run.slot.clock.elapsed()
+            self._dirty.add(self.slots.index(run) if run.index is None else run.index)
+
+    def _flush(self) -> None:
+        """Plan the next wake-up of every slot an event reached (once, from the state
+        the event left it in)."""
+        while self._dirty:
+            dirty, self._dirty = sorted(self._dirty), set()
+            for index in dirty:
+                self._reschedule(index)
 
     def _reschedule(self, index: int) -> None:
         """The slot's next wake-up on the event queue: its next timer or evaluation pass
@@ -495,7 +510,8 @@ class Simulation:
         finally:
             self._cause = before
         self._maybe_activate(index)
-        self._reschedule(index)
+        run.quiet = run.slot.clock.elapsed()
+        self._dirty.add(index)
 
     # ------------------------------------------------------------------ negotiator
     def _negotiate(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -118,3 +119,49 @@ def test_sweep_example_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep", "--example"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("#") and "variants:" in text and "htcondor:" in text
+
+
+def test_ctrl_c_keeps_the_finished_simulations(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A KeyboardInterrupt while gathering: what has not finished is cancelled, the rows
+    that have are kept (in table order) and the sweep says it is incomplete."""
+    import distributed
+
+    from runtime.simulate.sweep import run_sweep
+
+    spec = read_sweep(str(_files(tmp_path)))
+    todo = tasks(spec)
+
+    class Done:
+        def __init__(self, task: object) -> None:
+            self.task = task
+
+        def result(self) -> dict[str, object]:
+            return {"variant": self.task.variant, "scale": self.task.scale, "seed": self.task.seed}  # type: ignore[attr-defined]
+
+    class Client:
+        def __init__(self) -> None:
+            self.cancelled: list[object] = []
+
+        def map(self, fn: object, items: list[object], pure: bool) -> list[Done]:
+            assert fn is run_task and not pure
+            return [Done(t) for t in items]
+
+        def cancel(self, futures: list[object]) -> None:
+            self.cancelled.extend(futures)
+
+    def two_then_interrupt(futures: list[Done]) -> Iterator[Done]:
+        yield futures[3]
+        yield futures[0]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(distributed, "as_completed", two_then_interrupt)
+    client = Client()
+    rows, complete = run_sweep(spec, client)
+    assert not complete
+    assert [(r["variant"], r["scale"], r["seed"]) for r in rows] == [
+        (todo[0].variant, todo[0].scale, todo[0].seed),
+        (todo[3].variant, todo[3].scale, todo[3].seed),
+    ]
+    assert len(client.cancelled) == len(todo)

@@ -96,6 +96,10 @@ class _View:
         self.my = slot.ads.build(slot.record, slot.pair, self.now, slot.overrides)
         self._later: Any = None
         self._timed: dict[str, float] = {}
+        #: values of subexpressions already evaluated in `my`, by (node, target): the
+        #: guards of one pass share their macros (`KeyboardBusy`, `ActivityTimer`, ...)
+        self.values: dict[tuple[int, int], Any] = {}
+        self._targets: dict[str, Any] = {}
         #: seconds the analysis holds at most (the next midnight when ClockMin is read)
         self.cap = math.inf
 
@@ -110,13 +114,18 @@ class _View:
         return self._later
 
     def target(self, against: str) -> Any:
+        """The ad a guard is evaluated against, one per kind for the view's life (so its
+        identity keys `values`)."""
+        if against in self._targets:
+            return self._targets[against]
         record = self.slot.record
-        if against == "job":
-            return None if record.job is None else self.slot.classad(record.job)
-        if against == "preempting_job":
-            pre = record.preempting_job
-            return None if pre is None else self.slot.classad(pre)
-        return None
+        target = None
+        if against == "job" and record.job is not None:
+            target = self.slot.classad(record.job)
+        elif against == "preempting_job" and record.preempting_job is not None:
+            target = self.slot.classad(record.preempting_job)
+        self._targets[against] = target
+        return target
 
     def change_in(self, guard: Any, against: str) -> float:
         """Seconds before which `guard` cannot change value (math.inf: never)."""
@@ -161,7 +170,12 @@ class _Guard:
     def value(self, node: A.Expr) -> Any:
         from compiler.classad import evaluate
 
-        return evaluate(node, self.view.my, self.target, now=self.view.now)
+        key = (id(node), id(self.target))
+        values = self.view.values
+        if key in values:
+            return values[key]
+        value = values[key] = evaluate(node, self.view.my, self.target, now=self.view.now)
+        return value
 
     def bound(self, node: A.Expr) -> float:
         """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""

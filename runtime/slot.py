@@ -72,6 +72,9 @@ MAX_CASCADE = 64
 
 _UNSET = object()
 
+#: job ads a slot keeps as ClassAds (`Slot.classad`)
+_JOB_ADS_KEPT = 8
+
 
 class SlotError(PolicyError):
     """A runtime problem with the input (unknown event, a cascade that never ends)."""
@@ -279,6 +282,13 @@ class Slot:
             # ResMgr::start_update_timer: update_all() at once, then every UPDATE_INTERVAL.
             self._periodic(UPDATE)
 
+    def forget_history(self) -> None:
+        """Drop what fired and how events were handled so far (`fired`, `handled`): a
+        caller that logs them itself as they happen (the listener) and runs for days
+        keeps its memory flat. Between events only: an event reads its own entries."""
+        self.fired.clear()
+        self.handled.clear()
+
     def pair_tuple(self) -> tuple[str, str]:
         p = self.pair
         return (p.state, p.activity)
@@ -319,6 +329,7 @@ class Slot:
         self._log(record)
         pair = self.pair
         after = self.seq
+        base = len(self.fired)  # (a caller may have forgotten the history: not `after`)
 
         def handled(fired: int | str | None, reason: str) -> None:
             outcome = Handled(
@@ -372,11 +383,11 @@ class Slot:
         candidates = self.engine.event_triggers(pair, event, how)
         for name in candidates:
             if self._fire(name, ctx):
-                handled(self.fired[after].number, "")
+                handled(self.fired[base].number, "")
                 return True
         ran = f"its effects ran ({', '.join(effects)})" if self.record != before else ""
         if evaluate:
-            first = self.seq
+            first = len(self.fired)
             if self._evaluate(_Context(self, None)):
                 number = self.fired[first].number
                 asked = f"the evaluation it asks for fires #{number}"
@@ -581,12 +592,14 @@ class Slot:
 
     # ---------------------------------------------------------------- guard support
     def classad(self, job: Mapping[str, Any]) -> ClassAd:
-        """A job ad as a (cached) ClassAd, so that scopes are reused across guards."""
+        """A job ad as a (cached) ClassAd, so that scopes are reused across guards (a few
+        kept: a slot holds a job, a preempting one and a request; a pool of 10,000 slots
+        must not hold dozens each)."""
         hit = self._job_ads.get(id(job))
         if hit is not None and hit[0] is job:
             return hit[1]
         ad = job if isinstance(job, ClassAd) else ClassAd(job)
-        if len(self._job_ads) > 64:
+        if len(self._job_ads) >= _JOB_ADS_KEPT:
             self._job_ads.clear()
         self._job_ads[id(job)] = (job, ad)
         return ad

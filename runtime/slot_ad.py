@@ -61,6 +61,10 @@ from runtime.ads import (
 from runtime.fired import jsonable
 from runtime.sensors.fake import FakeSensors
 
+#: ad structures a slot keeps analysed (`SlotAds._shared`): few per slot, a pool of
+#: 10,000 slots must not hold dozens each
+_ANALYSED_KEPT = 8
+
 
 @dataclass(slots=True)
 class _Live:
@@ -569,7 +573,7 @@ class AdBuilder:
                 keys = memo_keys(sources.get(name), ad.lowered())
                 if keys is not None and name in self.policy.exprs:
                     memos[name] = keys
-        if len(self.analysed) >= 64:
+        if len(self.analysed) >= _ANALYSED_KEPT:
             self.analysed.clear()
         self.analysed[key] = (list(ad.values()), shared, memos)  # (expressions kept alive)
         return shared, memos

@@ -32,7 +32,8 @@ from __future__ import annotations
 import heapq
 import math
 import random
-from collections.abc import Callable, Mapping
+import sys
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,14 +46,19 @@ VACATE_SECONDS = 10.0
 NEGOTIATOR_INTERVAL = 60.0
 
 
-@dataclass
+@dataclass(slots=True)
 class SimJob:
-    """One job of a stream: its ad, how long it needs to run, what happened to it."""
+    """One job of a stream: how long it needs to run, what happened to it. Its ad is
+    made from its stream when first asked for and forgotten when the job is done (a
+    week's saturating stream is hundreds of thousands of jobs, most of them never more
+    than numbers in the summary)."""
 
     id: str
-    stream: int
+    stream: int  # the stream's index in the pool file
+    source: JobStream
     submitter: str
-    ad: dict[str, Any]
+    proc: int
+    qdate: int
     need: float
     submitted: float
     done: float = 0.0  # seconds run in the current attempt
@@ -63,6 +69,23 @@ class SimJob:
     finished: float | None = None
     generation: int = 0
     lost: float = 0.0  # run seconds lost to evictions
+    made: dict[str, Any] | None = None
+
+    @property
+    def ad(self) -> dict[str, Any]:
+        """The job ad the schedd holds (made once while the job lives)."""
+        if self.made is None:
+            owner = self.source.user.partition("@")[0]
+            self.made = _job_ad(self.source, owner, self.stream + 1, self.proc, self.qdate)
+        return self.made
+
+    def finish(self, at: float) -> None:
+        """The job is done: it is numbers from now on."""
+        self.done = self.need
+        self.state = "done"
+        self.finished = at
+        self.running_since = None
+        self.made = None
 
 
 @dataclass
@@ -87,12 +110,26 @@ class SlotRun:
 class Record:
     """What the outputs are made of, gathered while simulating."""
 
-    transitions: list[dict[str, Any]] = field(default_factory=list)
+    #: every transition, compact: (t, slot, number, from, to, cause, trigger), the pairs
+    #: and names shared (a week of a large pool is millions of them); `transitions`
+    #: gives them as the event log's entries
+    log: list[tuple[Any, ...]] = field(default_factory=list)
     samples: list[dict[str, Any]] = field(default_factory=list)
     preemptions: list[dict[str, Any]] = field(default_factory=list)
     jobs: list[SimJob] = field(default_factory=list)
     interrupted_at: float | None = None
     end: float = 0.0
+
+    def events(self) -> Iterator[dict[str, Any]]:
+        """The transitions as the event log's entries (events.jsonl), one at a time."""
+        for t, slot, number, source, target, cause, trigger in self.log:
+            yield {"t": t, "slot": slot, "number": number, "from": list(source),
+                   "to": list(target), "cause": cause, "trigger": trigger}  # fmt: skip
+
+    @property
+    def transitions(self) -> list[dict[str, Any]]:
+        """All the event log's entries (a new list: for tests and small pools)."""
+        return list(self.events())
 
 
 class Starter:
@@ -149,6 +186,8 @@ class Simulation:
                 self.factor_set[user] = values["factor"]
         self.last_update = 0.0
         self._names: list[str] = []
+        #: one tuple per (state, activity) the log holds
+        self._pairs: dict[tuple[str, ...], tuple[str, ...]] = {}
         #: slots an event reached: their wake-ups are planned when it is done
         self._dirty: set[int] = set()
         self._cause = "start"
@@ -224,19 +263,25 @@ class Simulation:
         return out
 
     def _listener(self, index: int) -> Callable[[dict[str, Any]], None]:
+        log = self.record.log
+        pairs = self._pairs
+        name = self._names[index]
+
         def listen(entry: dict[str, Any]) -> None:
             if entry.get("kind") != "transition":
                 return
-            self.record.transitions.append(
-                {
-                    "t": entry["t"],
-                    "slot": self._names[index],
-                    "number": entry["number"],
-                    "from": entry["from"],
-                    "to": entry["to"],
-                    "cause": self._cause,
-                    "trigger": entry.get("trigger"),
-                }
+            source, target = tuple(entry["from"]), tuple(entry["to"])
+            trigger = entry.get("trigger")
+            log.append(
+                (
+                    entry["t"],
+                    name,
+                    entry["number"],
+                    pairs.setdefault(source, source),
+                    pairs.setdefault(target, target),
+                    self._cause,
+                    None if trigger is None else sys.intern(trigger),
+                )
             )
 
         return listen
@@ -314,11 +359,10 @@ class Simulation:
             if stream.run_fixed
             else self.rng.expovariate(1.0 / (stream.run_mean * 60))
         )
-        owner = stream.user.partition("@")[0]
-        ad = _job_ad(stream, owner, index + 1, self._counter, self.epoch + at)
         job = SimJob(
-            f"{index + 1}.{self._counter}", index, stream.submitter, ad, max(need, 1.0), at
-        )
+            f"{index + 1}.{self._counter}", index, stream, stream.submitter, self._counter,
+            int(self.epoch + at), max(need, 1.0), at,
+        )  # fmt: skip
         self.jobs.append(job)
         self.queue.setdefault(stream.submitter, []).append(job)
 
@@ -364,10 +408,7 @@ class Simulation:
     def _complete(self, index: int, job: SimJob) -> None:
         run = self.slots[index]
         self._catch_up(run)
-        job.done = job.need
-        job.state = "done"
-        job.finished = self.now
-        job.running_since = None
+        job.finish(self.now)
         run.sensors.job_load = 0.0
         run.job = None
         self._send(run, "job_exit", cause="job_exit")
@@ -456,6 +497,7 @@ class Simulation:
         while self._dirty:
             dirty, self._dirty = sorted(self._dirty), set()
             for index in dirty:
+                self.slots[index].slot.forget_history()  # the record keeps the log
                 self._reschedule(index)
 
     def _reschedule(self, index: int) -> None:
@@ -637,7 +679,7 @@ def _first_of_streams(idle: list[SimJob], limit: int) -> list[SimJob]:
     kept: set[int] = set()
     for jobs in streams.values():
         if len(jobs) > limit:
-            jobs = heapq.nsmallest(limit, jobs, key=lambda j: j.ad["ProcId"])
+            jobs = heapq.nsmallest(limit, jobs, key=lambda j: j.proc)
         kept.update(id(j) for j in jobs)
     return [j for j in idle if id(j) in kept]
 

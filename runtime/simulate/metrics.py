@@ -73,8 +73,8 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
     for p in record.preemptions:
         causes[p["reason"]] = causes.get(p["reason"], 0) + 1
     evictions = sum(
-        1 for t in record.transitions
-        if t["to"][0] == "Preempting" and t["from"][0] != "Preempting" and t["cause"] == "policy"
+        1 for _, _, _, source, target, cause, _ in record.log
+        if target[0] == "Preempting" and source[0] != "Preempting" and cause == "policy"
     )  # fmt: skip
     if evictions:
         causes["policy"] = evictions
@@ -126,7 +126,7 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
         "entitled_share": entitled_share,
         "jain_fairness": jain,
         "wait": waits,
-        "transitions": len(record.transitions),
+        "transitions": len(record.log),
     }
 
 
@@ -134,12 +134,11 @@ def _time_in(record: Record, state: str) -> float:
     """Slot-seconds spent in `state`, from the transitions."""
     since: dict[str, float] = {}
     total = 0.0
-    for t in record.transitions:
-        slot = t["slot"]
-        if t["from"][0] == state and slot in since:
-            total += t["t"] - since.pop(slot)
-        if t["to"][0] == state and slot not in since:
-            since[slot] = t["t"]
+    for t, slot, _, source, target, _, _ in record.log:
+        if source[0] == state and slot in since:
+            total += t - since.pop(slot)
+        if target[0] == state and slot not in since:
+            since[slot] = t
     return total + sum(record.end - start for start in since.values())
 
 
@@ -150,7 +149,7 @@ def write_outputs(out: Path, record: Record, metrics: Mapping[str, Any]) -> list
     out.mkdir(parents=True, exist_ok=True)
     events = out / "events.jsonl"
     with events.open("w", encoding="utf-8") as handle:
-        for entry in record.transitions:
+        for entry in record.events():
             handle.write(json.dumps(entry, sort_keys=True) + "\n")
     path = out / "metrics.json"
     path.write_text(json.dumps(metrics, indent=2, sort_keys=True) + "\n", encoding="utf-8")

@@ -91,6 +91,6 @@ def write_plots(out: Path, record: Record) -> list[Path]:
 
 def _evictions(record: Record) -> list[float]:
     return [
-        t["t"] for t in record.transitions
-        if t["to"][0] == "Preempting" and t["from"][0] != "Preempting" and t["cause"] == "policy"
+        t for t, _, _, source, target, cause, _ in record.log
+        if target[0] == "Preempting" and source[0] != "Preempting" and cause == "policy"
     ]  # fmt: skip

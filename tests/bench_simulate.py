@@ -6,13 +6,15 @@ prints figures only. The pool is desktops (`use POLICY : Desktop`, owners typing
 office hours, three keyboard sessions a day with their own load) and a saturating job
 stream of three users (a queue as long as the pool at the start, then arrivals of half
 the pool per hour; two-hour jobs), the negotiator every 300 s with the manual's 20 %
-PREEMPTION_REQUIREMENTS. Every run is a fresh process, its peak memory (ru_maxrss) read
-at its end.
+PREEMPTION_REQUIREMENTS. Every run is a fresh process, its peak memory (VmHWM) read at
+its end.
 
 Figures:
 - 1,000 slots x 24 simulated hours, against the 10 s target;
 - 10,000 slots x 7 days: simulated for `--week-hours` (a whole week when 168) and
-  extrapolated linearly in time when shorter (said so), against 120 s and 2 GB;
+  extrapolated linearly in time when shorter (said so), against 120 s and 2 GB; the
+  memory is the peak measured plus the growth per hour of the second half of the run
+  carried on to the week (jobs and the event log accumulate);
 - the same week stepped naively (every evaluation of every slot) on a 1 % sample (100
   slots) for `--naive-hours`, extrapolated to all slots and the whole week, against the
   event-driven week: the speed-up (target >= 50x); and the speed-up on the sample
@@ -65,19 +67,38 @@ def pool_document(slots: int, hours: float, seed: int = 1) -> dict[str, Any]:
     }
 
 
+def _memory_mb(field: str) -> float:
+    """This process's resident memory (`VmRSS`) or its peak (`VmHWM`) in MB. Not
+    getrusage's ru_maxrss: Linux keeps it across exec, so a child started by a large
+    parent (bench_all) would report the parent's size."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def one(slots: int, hours: float, naive: bool) -> dict[str, Any]:
-    """One simulation in this process: seconds, peak memory, what it did."""
+    """One simulation in this process: seconds, peak memory, the memory held half way
+    and at the end (its growth per simulated hour), what it did."""
     from runtime.simulate import Simulation, pool_spec
 
     pool = pool_spec(pool_document(slots, hours), "<bench>")
     start = time.perf_counter()
     simulation = Simulation(pool, naive=naive)
+    simulation.run(hours * 1800)
+    half = _memory_mb("VmRSS")
     record = simulation.run(hours * 3600)
     seconds = time.perf_counter() - start
+    end = _memory_mb("VmRSS")
     return {
         "seconds": seconds,
-        "max_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "transitions": len(record.transitions),
+        "max_rss_mb": _memory_mb("VmHWM"),
+        "growth_mb_per_hour": max(0.0, end - half) / (hours / 2),
+        "transitions": len(record.log),
         "evaluations": sum(run.slot.evaluations for run in simulation.slots),
         "skipped": sum(run.slot.skipped for run in simulation.slots),
     }
@@ -99,6 +120,8 @@ def figures(seconds: float, week_hours: float = 6.0, naive_hours: float = 6.0) -
     day = measured(1_000, DAY)
     week = measured(10_000, week_hours)
     week_seconds = week["seconds"] * WEEK / week_hours
+    # memory grows with the jobs and the log: the second half's growth carried on
+    week_mb = week["max_rss_mb"] + week["growth_mb_per_hour"] * max(0.0, WEEK - week_hours)
     extrapolated = "" if week_hours >= WEEK else f" (extrapolated from {week_hours:g} h)"
     sample_naive = measured(100, naive_hours, naive=True)
     sample_events = measured(100, naive_hours)
@@ -114,11 +137,13 @@ def figures(seconds: float, week_hours: float = 6.0, naive_hours: float = 6.0) -
         ),
         Figure(
             name="simulate 10,000 slots x 7 days",
-            ours=f"{week_seconds:.0f} s{extrapolated}, {week['max_rss_mb']:.0f} MB",
+            ours=f"{week_seconds:.0f} s{extrapolated}, {week_mb:.0f} MB "
+            f"({week['max_rss_mb']:.0f} MB at {week_hours:g} h "
+            f"+ {week['growth_mb_per_hour']:.1f} MB/h)",
             reference="target 120 s, 2 GB",
             ratio=120.0 / week_seconds,
             target=">= 1x (under 120 s and 2 GB)",
-            met=week_seconds < 120.0 and week["max_rss_mb"] < 2048,
+            met=week_seconds < 120.0 and week_mb < 2048,
         ),
         Figure(
             name="event-driven week vs naive stepping",

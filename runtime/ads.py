@@ -99,6 +99,10 @@ def eval_context(now: float) -> Any:
 
 
 _JOB_ADS: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
+#: job ads kept: more than the jobs a large pool runs at once (a simulated 10,000-slot
+#: pool asks for every running job's ad every cycle: fewer would be a cache that misses
+#: on every turn, and the memoised retirement limit with it)
+_JOB_ADS_KEPT = 16384
 
 
 def job_ad(job: Mapping[str, Any]) -> ClassAd:
@@ -109,7 +113,7 @@ def job_ad(job: Mapping[str, Any]) -> ClassAd:
     hit = _JOB_ADS.get(id(job))
     if hit is not None and hit[0] is job:
         return hit[1]
-    if len(_JOB_ADS) >= 64:
+    if len(_JOB_ADS) >= _JOB_ADS_KEPT:
         _JOB_ADS.clear()
     ad = ClassAd(job)
     _JOB_ADS[id(job)] = (job, ad)

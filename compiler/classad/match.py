@@ -37,8 +37,12 @@ def evaluate_attribute(
     ad: Mapping[str, Raw], name: str, target: Mapping[str, Raw] | None = None, *, now: Now = None
 ) -> Any:
     """The value of attribute `name` of `ad` with `target` as TARGET (UNDEFINED if absent)."""
-    if _attribute(ad, name) is None:
+    raw = _attribute(ad, name)
+    if raw is None:
         return UNDEFINED
+    kind = type(raw)
+    if kind is str or kind is int or kind is float or kind is bool:
+        return raw  # a literal is its own value (the negotiator asks for thousands a cycle)
     return _reference(name)(ad, target, now=now)
 
 

@@ -3,7 +3,9 @@
 `read_pool(path) -> PoolSpec` and `example_text()` (runtime.simulate.poolfile: the
 POOL_FILE format, documented by its commented example); `Simulation(pool, semantics=,
 seed=)` and its `run(until) -> Record` (runtime.simulate.engine: slots running their
-compiled tables, owners, jobs, the negotiator and the accountant on one clock);
+compiled tables, owners, jobs, the negotiator and the accountant on one clock; a
+Record keeps the transitions compact in `log` and gives them as event-log entries with
+`events()` or the `transitions` list);
 `summary(record, slots)`, `write_outputs(dir, record, metrics)`, `table_lines(metrics)`
 (runtime.simulate.metrics).
 """

@@ -552,9 +552,13 @@ class AdBuilder:
         of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and,
         when so, those of the two whose value only the attributes they read decide
         (`memo_keys`: evaluated again only when one of these changes)."""
-        key = tuple(
-            (name, id(raw) if type(raw) in _NODES else type(raw) in _PLAIN)
-            for name, raw in ad.lowered().items()
+        lowered = ad.lowered()
+        # two flat tuples (not one of pairs): a slot keeps several, a pool thousands of slots
+        key = (
+            tuple(lowered),
+            tuple(
+                id(raw) if type(raw) in _NODES else type(raw) in _PLAIN for raw in lowered.values()
+            ),
         )
         hit = self.analysed.get(key)
         if hit is not None:

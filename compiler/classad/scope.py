@@ -43,6 +43,21 @@ _MISSING: Any = object()
 #: What `find_raw` returns for a name the ad does not hold.
 ABSENT: Any = _MISSING
 
+#: Each stored name's lower-case key, made once: the ads of a pool share their key strings
+#: (a simulated pool builds millions of ads with the same few dozen names)
+_KEYS: dict[str, str] = {}
+_KEYS_KEPT = 1 << 16
+
+
+def _key(name: str) -> str:
+    """The lower-case key of `name`, shared by every ad that stores it."""
+    key = _KEYS.get(name)
+    if key is None:
+        if len(_KEYS) >= _KEYS_KEPT:
+            _KEYS.clear()
+        key = _KEYS[name] = name.lower()
+    return key
+
 
 class ClassAd(MutableMapping[str, Raw]):
     """A ClassAd: case-insensitive names -> `Expr` or Python value, spelling preserved."""
@@ -56,9 +71,9 @@ class ClassAd(MutableMapping[str, Raw]):
             self._raw = dict(items._raw)
             self._names = dict(items._names)
         elif type(items) is dict:  # the common case, without MutableMapping.update's calls
-            raw, names = self._raw, self._names
+            raw, names, keys = self._raw, self._names, _KEYS
             for name, value in items.items():
-                key = name.lower()
+                key = keys.get(name) or _key(name)
                 raw[key] = value
                 names[key] = name
         elif items:
@@ -70,7 +85,7 @@ class ClassAd(MutableMapping[str, Raw]):
         return self._raw[name.lower()]
 
     def __setitem__(self, name: str, value: Raw) -> None:
-        key = name.lower()
+        key = _KEYS.get(name) or _key(name)
         self._raw[key] = value
         self._names[key] = name
 

@@ -354,6 +354,14 @@ class AdBuilder:
         self.cache = (key, live.ad)
         return live.ad
 
+    def cached(self, record: SlotState, pair: Pair, now: float) -> ClassAd | None:
+        """The slot's ad for `record` in `pair` at `now` when `current` has it complete
+        already (the same values `build` would give; no side effect), else None."""
+        cache, live = self.cache, self.live
+        if cache is None or live is None or live.pending is not None:
+            return None
+        return cache[1] if cache[0] == (now, id(record), pair) else None
+
     def _plan(self, live: _Live, guard: Expr, target: Any) -> tuple[tuple[int, ...], bool] | None:
         """What a partial refresh for `guard` against `target` must refresh: the indices
         of `_Live.moved` it may read, with those CpuBusy reads, and whether it may read

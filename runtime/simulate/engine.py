@@ -628,7 +628,10 @@ class Simulation:
         return factor, effective_priority(rup, factor, self.known)
 
     def _snapshot(self) -> dict[str, Any]:
-        machines = [{"name": run.name, "ad": run.slot.ad, "_parsed": True} for run in self.slots]
+        # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies what it keeps
+        machines = [
+            {"name": run.name, "ad": run.slot.eval_ad(), "_parsed": True} for run in self.slots
+        ]
         submitters = []
         for user in sorted(self.queue):
             idle = _first_of_streams(

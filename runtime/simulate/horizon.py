@@ -93,7 +93,10 @@ class _View:
         self.probe = probe
         #: seconds the caller vouches for: a change after them does not matter
         self.window = window
-        self.my = slot.ads.build(slot.record, slot.pair, self.now, slot.overrides)
+        #: the slot's own ad of this instant when it has one (read only here), else built
+        self.my = slot.ads.cached(slot.record, slot.pair, self.now) or slot.ads.build(
+            slot.record, slot.pair, self.now, slot.overrides
+        )
         self._later: Any = None
         self._timed: dict[str, float] = {}
         #: values of subexpressions already evaluated in `my`, by (node, target): the

@@ -10,7 +10,8 @@ what a caller passes as `ctx` to evaluate many expressions at one simulated time
 Many ads at once (a pool's slots): `Columns` and `compile_columns` (one expression over
 every ad, column-wise), and for matchmaking one ad against them `symmetric_matches`,
 `requirements_accept`, `rows_accept`, `of_other` (an expression of the one ad against
-each of them) and `own_expression`; `evaluate_attribute` (an attribute of an ad).
+each of them) and `own_expression`; `evaluate_attribute` (an attribute of an ad); `truth`
+(what `&&`, `||`, `!` and `?:` make of an operand).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
         rows_accept,
         symmetric_matches,
     )
+    from compiler.classad.operators import truth
     from compiler.classad.parser import parse
     from compiler.classad.scope import ClassAd
     from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
@@ -73,6 +75,7 @@ __all__ = [
     "symmetric_match",
     "symmetric_matches",
     "to_bytes",
+    "truth",
     "unparse",
 ]
 
@@ -100,6 +103,7 @@ _HOMES = {
     "rank_value": "compiler.classad.match",
     "requirements_met": "compiler.classad.match",
     "symmetric_match": "compiler.classad.match",
+    "truth": "compiler.classad.operators",
     "parse": "compiler.classad.parser",
     "ClassAd": "compiler.classad.scope",
     "ERROR": "compiler.classad.values",

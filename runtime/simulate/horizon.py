@@ -15,6 +15,11 @@ guard of the pair's evaluation pass can change value, so no pass before it can f
   attributes and constants, products and quotients by constants) changes only where
   the difference of its sides crosses zero: that instant, less a margin for integer
   division and rounding;
+* `a && b` that is false (or ERROR) by `a` now, `a || b` true (or ERROR) by `a`, keeps
+  that value while `a` keeps its own, whatever `b` does (the evaluator does not read
+  it); a conditional reads its condition and the branch it takes: the other branch's
+  crossings do not matter (a suspension guard's `... > 90` under a false `&&` does not
+  wake the slot);
 * ClockDay holds until midnight; ClockMin is affine (1/60 per second) until midnight;
 * a timed predicate that is false becomes true at an instant found by probing the
   slot's own ad (it never turns back);
@@ -34,6 +39,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from compiler.classad import ERROR, truth
 from compiler.classad import ast as A
 
 #: Seconds between the two ads the slopes are measured from.
@@ -185,13 +191,17 @@ class _Guard:
         if isinstance(node, A.Binary) and node.op in _COMPARE:
             return self._comparison(node)
         if isinstance(node, A.Binary) and node.op in ("&&", "||"):
-            return min(self.bound(node.left), self.bound(node.right))
+            first = self.bound(node.left)
+            held = truth(self.value(node.left))
+            if held is ERROR or held is (node.op == "||"):
+                return first  # `false && x`, `true || x`, `error && x`: x is not read
+            return min(first, self.bound(node.right))
         if isinstance(node, A.Unary) and node.op == "!":
             return self.bound(node.operand)
         if isinstance(node, A.Conditional):
-            return min(self.bound(node.cond), self.bound(node.then), self.bound(node.otherwise))
+            return self._chosen(node.cond, node.then, node.otherwise)
         if isinstance(node, A.Call) and node.key == "ifthenelse" and len(node.args) == 3:
-            return min(self.bound(a) for a in node.args)
+            return self._chosen(*node.args)
         if isinstance(node, A.AttrRef) and node.key in _TIMED and node.scope in (None, "MY"):
             return self.view.timed_flip(_spelled(self.view.my, node.key))
         if isinstance(node, A.AttrRef) and node.scope in (None, "MY"):
@@ -203,6 +213,17 @@ class _Guard:
                 finally:
                     self.busy.discard(node.key)
         return math.inf if self._slope(node)[0] == 0 else _raise()
+
+    def _chosen(self, cond: A.Expr, then: A.Expr, otherwise: A.Expr) -> float:
+        """A conditional keeps its value while its condition and the branch it takes keep
+        theirs (the other branch is not read; UNDEFINED or ERROR: the branches neither)."""
+        first = self.bound(cond)
+        chosen = truth(self.value(cond))  # `?:` reads its condition as `&&` does
+        if chosen is True:
+            return min(first, self.bound(then))
+        if chosen is False:
+            return min(first, self.bound(otherwise))
+        return first
 
     def _comparison(self, node: A.Binary) -> float:
         try:

@@ -239,8 +239,17 @@ OWNERS = st.fixed_dictionaries(
      "end_hour": st.integers(4, 8), "sessions": st.integers(1, 4),
      "session_minutes": st.sampled_from([2, 10, 40]), "load": st.sampled_from([0.0, 1.0])}
 )  # fmt: skip
+#: Guards whose clock crossings sit under a `&&`, `||` or `?:` that does not read them
+#: (KeyboardIdle < 60 is false away from the keyboard): the analysis may pass them over.
+UNREAD = """START = True
+WANT_SUSPEND = True
+SUSPEND = KeyboardIdle < 60 && (time() - JobStart) > 900
+CONTINUE = KeyboardIdle > 300
+PREEMPT = ifThenElse(KeyboardIdle < 60, (time() - EnteredCurrentActivity) > 1200, False)
+KILL = KeyboardIdle > 90000 || (time() - EnteredCurrentActivity) > 600
+"""
 POLICIES = st.sampled_from(
-    ["use POLICY : Desktop\n", "use POLICY : UWCS_Desktop\n", DEDICATED, RANKED]
+    ["use POLICY : Desktop\n", "use POLICY : UWCS_Desktop\n", DEDICATED, RANKED, UNREAD]
 )
 
 
@@ -289,6 +298,35 @@ def test_skipping_quiet_stretches_changes_nothing(
     slow = Simulation(pool, naive=True)
     assert fast.run(8 * 3600).transitions == slow.run(8 * 3600).transitions
     assert sum(r.slot.skipped for r in fast.slots) > 0
+
+
+def _quiet_after_job_start(startd: str) -> tuple[float, float, float]:
+    """(the slot's time, its quiet-until with an hour's window, the job's start) of a
+    dedicated slot ten minutes into its first job."""
+    from runtime.simulate.horizon import quiet_until
+
+    pool = _pool([{"name": "node", "count": 1, "startd": startd}],
+                 [{"user": "ann@x", "count": 1, "run_minutes": {"mean": 600, "distribution": "fixed"}}],
+                 hours=2)  # fmt: skip
+    sim = Simulation(pool)
+    sim.run(600)
+    slot = sim.slots[0].slot
+    assert slot.pair_tuple() == ("Claimed", "Busy")
+    now = slot.clock.elapsed()
+    started = float(slot.eval_ad()["JobStart"]) - sim.epoch
+    return now, quiet_until(slot, now + 3600), started
+
+
+def test_a_crossing_no_evaluation_reads_does_not_end_the_quiet_time() -> None:
+    """SUSPEND's `(time() - JobStart) > 900` crosses 15 minutes after the job starts; under
+    `KeyboardIdle < 60 && ...` with nobody at the keyboard the startd never evaluates it,
+    so the slot stays quiet the whole window. The same comparison alone ends it there."""
+    unread = UNREAD.replace("(time() - EnteredCurrentActivity) > 600", "False")
+    now, quiet, _ = _quiet_after_job_start(unread)
+    assert quiet == now + 3600
+    read = unread.replace("KeyboardIdle < 60 && (time() - JobStart)", "(time() - JobStart)")
+    now, quiet, started = _quiet_after_job_start(read)
+    assert now < quiet <= started + 900
 
 
 # ---- what a submitter is entitled to --------------------------------------------------

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
 
-from compiler.classad import ERROR, UNDEFINED, AbsTime, ast, parse, unparse
+from compiler.classad import ERROR, UNDEFINED, AbsTime, ClassAd, ast, parse, unparse
 from compiler.classad import operators as ops
 from compiler.classad.ads import load_ad
 from compiler.classad.columns import Columns, compile_columns
@@ -62,6 +62,11 @@ def _check_rows(expr: ast.Expr, rows: list[dict[str, Any]], target: dict[str, An
         )
         assert true[n] == (expected is True)
         assert holds[n] == (ops.truth(expected) is True)
+    # the same rows, every other one a ClassAd (its columns read from its lower-case map
+    # when first used, the dicts' stored at once): the same values
+    mixed = [ClassAd(ad) if n % 2 else ad for n, ad in enumerate(rows)]
+    again = compile_columns(expr)(Columns.from_ads(mixed), target, now=NOW).tolist()
+    assert all(_same(a, b) for a, b in zip(again, values, strict=True)), unparse(expr)
     return got
 
 

@@ -690,7 +690,9 @@ class AdBuilder:
         return ClassAd(base)
 
     def read_sensors(self, now: float) -> dict[str, Any]:
-        if type(self.sensors) is FakeSensors:  # a new dict; scripted changes logged by set
+        if type(self.sensors) is FakeSensors or getattr(self.sensors, "scripted", False):
+            # a new dict; what changes is logged by the driver (FakeSensors.set, a trace
+            # step; the simulator's owners), not read back here
             return self.sensors.read(now)
         values = dict(self.sensors.read(now))
         if not isinstance(self.sensors, FakeSensors):

@@ -16,7 +16,7 @@ import math
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from runtime.sensors.fake import DEFAULTS
 
@@ -65,6 +65,9 @@ class OwnerSensors:
     """A slot's sensors in a simulation: the machine's attributes, the owner's sessions
     and whether a job runs (`job_load`, set by the simulated starter)."""
 
+    #: the simulator sets every value itself: the slot does not log what it reads back
+    #: (runtime.sensors; the record keeps transitions only)
+    scripted: ClassVar[bool] = True
     values: dict[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
     sessions: list[tuple[float, float]] = field(default_factory=list)
     owner_load: float = 0.0

@@ -259,3 +259,33 @@ def test_view_shows_policy_values_for_the_claims_job() -> None:
     values = {name: value for name, _, value in policy_values(s)}
     assert values["RANK"] == "true" and values["START"] == "true"
     assert values["MaxJobRetirementTime"] == "3600" and values["WANT_VACATE"] == "true"
+
+
+class _Measured:
+    """Sensors the slot only reads (as RealSensors): a load that rises at t=100."""
+
+    def __init__(self) -> None:
+        self.notes: list[str] = []
+
+    def read(self, now: float) -> dict[str, object]:
+        return {"LoadAvg": 2.0 if now >= 100 else 0.0, "KeyboardIdle": 5000}
+
+
+class _Scripted(_Measured):
+    """The same values, set by a driver that says so (runtime.sensors `scripted`)."""
+
+    scripted = True
+
+
+@pytest.mark.parametrize(("sensors", "logged"), [(_Measured, True), (_Scripted, False)])
+def test_measured_sensor_changes_are_logged_scripted_ones_are_not(
+    sensors: type[_Measured], logged: bool
+) -> None:
+    _, table = compiled("htcondor-current", "code", SIMPLE)
+    clock = SimClock()
+    records: list[dict[str, object]] = []
+    s = Slot(table, sensors(), clock, listener=records.append)
+    s.start()
+    s.advance(200)
+    loads = [r for r in records if r.get("kind") == "sensor" and r.get("name") == "LoadAvg"]
+    assert (2.0 in [r["value"] for r in loads]) is logged

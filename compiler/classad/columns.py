@@ -350,19 +350,14 @@ class Columns:
     The ads themselves are kept for the rows evaluated one by one; they must not change
     while the columns are read (a column is built from them when first read)."""
 
-    __slots__ = ("_cells", "_columns", "_lowered", "ads", "n")
+    __slots__ = ("_columns", "_lowered", "ads", "n")
 
     def __init__(
-        self,
-        ads: tuple[Mapping[str, Value], ...],
-        cells: dict[str, dict[int, Value]],
-        lowered: tuple[tuple[int, Mapping[str, Value]], ...] = (),
+        self, ads: tuple[Mapping[str, Value], ...], lowered: tuple[Mapping[str, Value], ...]
     ) -> None:
         self.ads = ads
         self.n = len(ads)
-        #: each attribute's stored values by row, of the ads that are plain mappings
-        self._cells = cells
-        #: the ClassAd rows and their maps keyed by lower-case name, read per column
+        #: each row's stored values by lower-case name; a Column is built when first read
         #: (a match reads a few of the dozens of attributes a slot ad has)
         self._lowered = lowered
         self._columns: dict[str, Column | None] = {}
@@ -372,19 +367,13 @@ class Columns:
         """Columns of `ads` (dicts or ClassAds; names case-insensitive, the last spelling
         of a name in a dict wins, as scope.lowered reads it)."""
         kept = tuple(ads)
-        cells: dict[str, dict[int, Value]] = {}
-        lowered: dict[str, dict[int, Value]] = {}  # spelling -> its column's cells
-        classads: list[tuple[int, Mapping[str, Value]]] = []
-        for row, ad in enumerate(kept):
-            if type(ad) is ClassAd:  # already keyed by lower-case name
-                classads.append((row, ad.lowered()))
-                continue
-            for name, raw in ad.items():
-                column = lowered.get(name)
-                if column is None:
-                    column = lowered[name] = cells.setdefault(name.lower(), {})
-                column[row] = raw
-        return cls(kept, cells, tuple(classads))
+        return cls(
+            kept,
+            tuple(
+                ad.lowered() if type(ad) is ClassAd else {k.lower(): v for k, v in ad.items()}
+                for ad in kept
+            ),
+        )
 
     def __len__(self) -> int:
         return self.n
@@ -394,22 +383,16 @@ class Columns:
         try:
             return self._columns[key]
         except KeyError:
-            rows = self._cells.get(key)
-            if self._lowered:
-                mine = {}
-                for row, mapping in self._lowered:
-                    raw = mapping.get(key, _ABSENT)
-                    if raw is not _ABSENT:
-                        mine[row] = raw
-                if rows and mine:  # both kinds of rows: in row order, as the ads are
-                    rows = dict(sorted({**rows, **mine}.items()))
-                elif mine:
-                    rows = mine
-            built = self._columns[key] = None if rows is None else Column.build(self.n, rows)
+            rows = {}
+            for row, mapping in enumerate(self._lowered):
+                raw = mapping.get(key, _ABSENT)
+                if raw is not _ABSENT:
+                    rows[row] = raw
+            built = self._columns[key] = Column.build(self.n, rows) if rows else None
             return built
 
     def names(self) -> frozenset[str]:
-        return frozenset(self._cells).union(*(mapping for _, mapping in self._lowered))
+        return frozenset().union(*self._lowered)
 
 
 _ABSENT: Final = object()

@@ -59,7 +59,6 @@ from runtime.ads import (
     timed_predicates,
 )
 from runtime.fired import jsonable
-from runtime.sensors.fake import FakeSensors
 
 #: ad structures a slot keeps analysed (`SlotAds._shared`): few per slot, a pool of
 #: 10,000 slots must not hold dozens each
@@ -690,13 +689,12 @@ class AdBuilder:
         return ClassAd(base)
 
     def read_sensors(self, now: float) -> dict[str, Any]:
-        if type(self.sensors) is FakeSensors or getattr(self.sensors, "scripted", False):
-            # a new dict; what changes is logged by the driver (FakeSensors.set, a trace
-            # step; the simulator's owners), not read back here
-            return self.sensors.read(now)
+        """The sensors' values now (a dict of the slot's own). Measured changes are
+        logged here; a scripted sensor's driver logs its own (runtime.sensors)."""
+        if getattr(self.sensors, "scripted", False):
+            return self.sensors.read(now)  # a new dict: FakeSensors, OwnerSensors
         values = dict(self.sensors.read(now))
-        if not isinstance(self.sensors, FakeSensors):
-            self._log_sensor_changes(values)
+        self._log_sensor_changes(values)
         return values
 
     def _log_sensor_changes(self, values: Mapping[str, Any]) -> None:

@@ -6,7 +6,8 @@ CondorLoadAvg, TotalLoadAvg, KeyboardIdle, ConsoleIdle, Memory, Disk, Cpus, ...)
 `fake.FakeSensors` is driven by a trace (DESIGN.md trace format); `real.RealSensors`
 measures this Linux host with psutil and /proc. A sensor object whose values its driver
 sets itself (a trace, a simulated owner) may say so with a true `scripted` attribute:
-the slot then does not log the changes it reads (its driver knows them already).
+the slot then does not log the changes it reads (its driver knows them already) and
+keeps the dict `read` returns (a new one each time).
 """
 
 from __future__ import annotations

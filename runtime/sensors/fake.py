@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 #: Attributes that count up with the clock (seconds of idleness).
 IDLE_ATTRIBUTES = ("KeyboardIdle", "ConsoleIdle")
@@ -39,6 +39,8 @@ DEFAULTS: dict[str, Any] = {
 class FakeSensors:
     """Trace-driven machine attributes."""
 
+    #: the trace sets every value (`set` returns the changes, the trace step logs them)
+    scripted: ClassVar[bool] = True
     values: dict[str, Any] = field(default_factory=lambda: dict(DEFAULTS))
     idle_ages: bool = True
     set_at: dict[str, float] = field(default_factory=dict)

@@ -193,7 +193,8 @@ class _Guard:
         if isinstance(node, A.Binary) and node.op in ("&&", "||"):
             first = self.bound(node.left)
             held = truth(self.value(node.left))
-            if held is ERROR or held is (node.op == "||"):
+            decisive = node.op == "||"  # the value of the left side that decides alone
+            if held is ERROR or held is decisive:
                 return first  # `false && x`, `true || x`, `error && x`: x is not read
             return min(first, self.bound(node.right))
         if isinstance(node, A.Unary) and node.op == "!":

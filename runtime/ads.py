@@ -155,6 +155,29 @@ def policy_exprs(program: Program) -> PolicyExprs:
     return PolicyExprs(exprs, texts, program.settings, dict(program.evaluated))
 
 
+#: The spec actions whose effect reads MY (`Env.my`: the vacate limit, PREEMPT, RANK):
+#: a slot builds its ad for these only (an ad is dozens of attributes, rebuilt whenever
+#: an action changes the record; most actions only stamp the record).
+READS_MY = frozenset({"start_job", "set_preempt_latch", "begin_claim"})
+
+
+class Unbuilt(Mapping[str, Any]):
+    """`Env.my` of an action outside READS_MY: its ad was not built, and reading it says
+    so (READS_MY is then missing the action) instead of reading an empty ad."""
+
+    def _unbuilt(self) -> Any:
+        raise RuntimeError("apply_action read MY for an action outside runtime.ads.READS_MY")
+
+    def __getitem__(self, key: str) -> Any:
+        return self._unbuilt()
+
+    def __iter__(self) -> Any:
+        return self._unbuilt()
+
+    def __len__(self) -> int:
+        return int(self._unbuilt())
+
+
 @dataclass(frozen=True, slots=True)
 class Env:
     """What `apply_action` needs besides the state: the instant and the event payload."""

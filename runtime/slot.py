@@ -50,8 +50,10 @@ from compiler.errors import PolicyError
 from compiler.machine import enter_actions, pair_name, to_transitions, trigger_index
 from compiler.spec import Action, Pair
 from runtime.ads import (
+    READS_MY,
     Env,
     SlotState,
+    Unbuilt,
     account,
     apply_action,
     eval_context,
@@ -631,17 +633,19 @@ class Slot:
     def perform(self, actions: tuple[Action, ...], job: Mapping[str, Any] | None) -> None:
         """Run spec actions: the record's change, then the outside effect."""
         for action in actions:
-            env = self._env(job)
+            env = self._env(job, my=action.name in READS_MY)
             self.record = apply_action(self.record, action, env)
             self._invalidate()
             self._effect(action)
 
     # ---------------------------------------------------------------- internals
-    def _env(self, job: Mapping[str, Any] | None) -> Env:
+    def _env(self, job: Mapping[str, Any] | None, my: bool = True) -> Env:
+        """The action's environment; `my`: with the slot's ad now (else `Unbuilt`)."""
         payload = job if job is not None else self._claim_request
         if payload is None:
             payload = self.request_job
-        return Env(self.clock.now(), self.spec, self.policy, self.eval_ad(), payload)
+        ad = self.eval_ad() if my else Unbuilt()
+        return Env(self.clock.now(), self.spec, self.policy, ad, payload)
 
     def _effect(self, action: Action) -> None:
         now = self.clock.now()

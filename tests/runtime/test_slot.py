@@ -231,6 +231,34 @@ def test_actions_of_the_spec_are_all_known() -> None:
         apply_action(SlotState(), Action("teleport"), env)
 
 
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+@pytest.mark.parametrize("era", ["condor-6.4", "condor-6.8", "htcondor-current"])
+def test_only_the_actions_reading_my_need_the_ad(era: str, semantics: str) -> None:
+    """A slot builds its ad for an action only when the action is in READS_MY: every
+    other action of every era's table and pairs applies with an ad that cannot be read,
+    and each of READS_MY reads it in the current era (the older ones have no vacate limit,
+    and this policy no RANK of theirs)."""
+    from runtime.ads import READS_MY, Env, Unbuilt, apply_action
+
+    _, table = compiled(era, semantics, SIMPLE)
+    s = slot(era=era, semantics=semantics)
+    blind = Env(0.0, table.spec, s.policy, Unbuilt(), {"Owner": "tyner"})
+    actions = [a for row in table.rows for a in row.transition.actions]
+    actions += [a for row in table.rows for t in row.transition.triggers for a in t.actions]
+    actions += [a for pair in table.spec.pairs for a in (*pair.on_enter, *pair.on_exit)]
+    state = SlotState(job={"Owner": "tyner"})
+    for action in actions:
+        if action.name not in READS_MY:
+            apply_action(state, action, blind)
+    for name, arg in (("start_job", None), ("set_preempt_latch", "if_preempt"),
+                      ("begin_claim", None)):  # fmt: skip
+        assert name in READS_MY
+        if era != "htcondor-current":
+            continue
+        with pytest.raises(RuntimeError, match="READS_MY"):
+            apply_action(state, Action(name, arg), blind)
+
+
 @pytest.mark.parametrize(
     ("era", "semantics", "small", "big"),
     [

@@ -8,8 +8,8 @@ Public API
 `read_history(document, facts, file)`, `replay_history(history, facts)`, `History`,
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
 semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
-`Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`, `drive_match`
-(runtime.pool.negotiate: one negotiation cycle).
+`Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`, `drive_match`,
+`job_keys` (runtime.pool.negotiate: one negotiation cycle).
 """
 
 from runtime.pool.accountant import (
@@ -31,6 +31,7 @@ from runtime.pool.negotiate import (
     Submitter,
     cycle_facts,
     drive_match,
+    job_keys,
     negotiate_snapshot,
     spin_the_pie,
 )
@@ -50,6 +51,7 @@ __all__ = [
     "effective_priority",
     "facts",
     "group_tree",
+    "job_keys",
     "negotiate_snapshot",
     "priority_factor",
     "quota_report",

@@ -68,13 +68,21 @@ class Pool:
         rules: MatchRules,
         eup_of: Mapping[str, float],
         default_eup: float,
+        remote: Sequence[str | None] | None = None,
     ) -> None:
+        """`remote`: each slot's `remote_user` when the caller read them already (None
+        where a slot is never offered); else read here."""
         from compiler.classad import Columns
 
         self.ads = list(ads)
         self.rules = rules
         self.columns = Columns.from_ads(self.ads)
-        self.remote = [remote_user(ad) if rules.consider_preemption else None for ad in self.ads]
+        if not rules.consider_preemption:
+            self.remote: list[str | None] = [None] * len(self.ads)
+        elif remote is not None:
+            self.remote = list(remote)
+        else:
+            self.remote = [remote_user(ad) for ad in self.ads]
         self.claimed = np.array([r is not None for r in self.remote], dtype=bool)
         self._eup_of = eup_of
         self._default_eup = default_eup

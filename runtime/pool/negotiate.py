@@ -165,6 +165,10 @@ class _Slot:
     ad: dict[str, Any] | ClassAd
     weight: float
     user: str | None  # who holds the claim (charged), None when unclaimed
+    state: Any = UNDEFINED
+    activity: Any = UNDEFINED
+    #: the claim's holder as the matchmaker sees it (`matchlist.remote_user`)
+    remote: str | None = None
 
 
 @dataclass
@@ -173,11 +177,12 @@ class _Job:
     submitter: str
     ad: dict[str, Any]
     #: the schedd's order (JobPrio higher first, ClusterId, ProcId) and the autocluster
+    keys: tuple[tuple[float, float, float], tuple[Any, ...]] | None = None
     order: tuple[float, float, float] = (0.0, 0.0, 0.0)
     cluster: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
-        self.order, self.cluster = _job_keys(self.ad)
+        self.order, self.cluster = job_keys(self.ad) if self.keys is None else self.keys
 
 
 @dataclass
@@ -284,7 +289,13 @@ def negotiate_snapshot(
 ) -> Cycle:
     """One negotiation cycle over a SNAPSHOT (reference/pool.md section 3; with
     GROUP_NAMES group by group, 2.7). `pool_class`: what builds the match lists (tests
-    pass a slot-by-slot reference)."""
+    pass a slot-by-slot reference).
+
+    Callers in this process may hand over ads already parsed: a machine or job entry
+    with `"_parsed": True` holds a ClassAd or a mapping of values and expressions (not
+    ClassAd text), copied before the cycle writes into it; a job entry may also carry
+    `"_keys"`, its `job_keys` (the simulator keeps them while the job lives: a job is
+    offered to hundreds of cycles)."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
 
@@ -320,6 +331,7 @@ def negotiate_snapshot(
             if raw.get("_parsed")
             else _ad(raw.get("ad") or {}, f"{where}.ad", file, memo)
         )
+        # each attribute the cycle reads of a slot alone, read once
         state = _attr(ad, "State")
         user = None
         if state in ("Claimed", "Preempting"):
@@ -328,8 +340,13 @@ def negotiate_snapshot(
                 if isinstance(found, str):
                     user = found
                     break
-        weight = _number(_attr(ad, "SlotWeight"), _number(_attr(ad, "Cpus"), 1.0))
-        slots.append(_Slot(str(raw["name"]), ad, max(weight, 0.0), user))
+        weight = _number(_attr(ad, "SlotWeight"), math.nan)
+        if math.isnan(weight):
+            weight = _number(_attr(ad, "Cpus"), 1.0)
+        slot = _Slot(str(raw["name"]), ad, max(weight, 0.0), user, state)
+        if state == "Claimed":
+            slot.activity = _attr(ad, "Activity")
+        slots.append(slot)
 
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
@@ -354,6 +371,7 @@ def negotiate_snapshot(
                     dict(job["ad"])
                     if job.get("_parsed")
                     else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
+                    job.get("_keys") if job.get("_parsed") else None,
                 )
             )
         mine.sort(key=lambda jb: jb.order)
@@ -383,13 +401,14 @@ def negotiate_snapshot(
     )
 
     def eligible(slot: _Slot) -> bool:
-        state = _attr(slot.ad, "State")
+        state = slot.state
         if state in ("Claimed", "Preempting") and not consider:
             return False
-        retire = _number(_attr(slot.ad, "RetirementTimeRemaining"), 0.0)
-        if retire > 0 and not early and not rules.keep_retiring_slots:
-            return False
-        idle_claim = state == "Claimed" and _attr(slot.ad, "Activity") == "Idle"
+        if not early and not rules.keep_retiring_slots:
+            retire = _number(_attr(slot.ad, "RetirementTimeRemaining"), 0.0)
+            if retire > 0:
+                return False
+        idle_claim = state == "Claimed" and slot.activity == "Idle"
         return not (rules.skip_claimed_idle and idle_claim)  # D8
 
     free = {s.name: s for s in slots if eligible(s)}  # in slot order
@@ -434,13 +453,16 @@ def negotiate_snapshot(
     prefix = knob("STARTD_RESOURCE_PREFIX", "slot") or "slot"
     if consider:  # addRemoteUserPrios, on the slots left after trimming
         for slot in free.values():
-            _add_remote_user_prios(
+            slot.remote = _add_remote_user_prios(
                 slot.ad, "", eup_of, default_eup, rules, resources_in_use, group_info
             )
-            if _attr(slot.ad, "PreemptingRank") is not UNDEFINED:
-                slot.ad["CurrentRank"] = _attr(slot.ad, "PreemptingRank")
+            preempting = _attr(slot.ad, "PreemptingRank")
+            if preempting is not UNDEFINED:
+                slot.ad["CurrentRank"] = preempting
+            if not cross_slot:
+                continue
             total = _attr(slot.ad, "TotalSlots")
-            for n in range(1, int(total) + 1 if cross_slot and type(total) is int else 1):
+            for n in range(1, int(total) + 1 if type(total) is int else 1):
                 _add_remote_user_prios(
                     slot.ad, f"{prefix}{n}_", eup_of, default_eup, rules, resources_in_use,
                     group_info,
@@ -449,7 +471,11 @@ def negotiate_snapshot(
         consider, preemption_req, rules.priority_needs_better_eup, rules.ranks_as_float32,
         pre_rank, post_rank, preemption_rank,
     )  # fmt: skip
-    pool_ads = pool_class([s.ad for s in slots], match_rules, eup_of, default_eup)
+    pool_ads = pool_class(
+        [s.ad for s in slots], match_rules, eup_of, default_eup,
+        # the remote users read above (of the slots left; the others are never offered)
+        [s.remote for s in slots] if consider else None,
+    )  # fmt: skip
     row_of = {s.name: row for row, s in enumerate(slots)}
     free_rows = np.zeros(len(slots), dtype=bool)
     free_rows[[row_of[name] for name in free]] = True
@@ -624,13 +650,13 @@ def _add_remote_user_prios(
     rules: RulesFacts,
     resources_in_use: Any,
     group_info: Any,
-) -> None:
+) -> str | None:
     """`Matchmaker::addRemoteUserPrios` for the claim `prefix` names (`""`: the slot's own,
     `slot<N>_`: a sibling's the startd publishes): the claim holder's EUP (rounded to
     single precision in the code: `(float) GetPriority`), its usage, and under HGQ its
     group, the group's usage and quota (pool.md 3.8, 2.8). The usage figures are those
     at the start of the cycle (the daemon's `ResourcesInUseByUser(...)` is re-evaluated
-    when read)."""
+    when read). Returns the claim's holder (None: unclaimed)."""
     from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES
 
     user = None
@@ -640,7 +666,7 @@ def _add_remote_user_prios(
             user = found
             break
     if user is None:
-        return
+        return None
     prio = eup_of.get(user, default_eup)
     ad[prefix + "RemoteUserPrio"] = float(np.float32(prio)) if rules.remote_prio_float32 else prio
     ad[prefix + "RemoteUserResourcesInUse"] = resources_in_use(user)
@@ -648,6 +674,7 @@ def _add_remote_user_prios(
     if info is not None:
         ad[prefix + "RemoteGroup"], ad[prefix + "RemoteGroupResourcesInUse"] = info[0], info[1]
         ad[prefix + "RemoteGroupQuota"] = info[2]
+    return user
 
 
 def _submitter_attributes(
@@ -768,7 +795,7 @@ def _prio_suffixes(ad: Mapping[str, Any]) -> list[str]:
 _JOB_ORDER = {"jobprio": 0, "clusterid": 1, "procid": 2}
 
 
-def _job_keys(ad: Mapping[str, Any]) -> tuple[tuple[float, float, float], tuple[Any, ...]]:
+def job_keys(ad: Mapping[str, Any]) -> tuple[tuple[float, float, float], tuple[Any, ...]]:
     """The schedd's order of a job (JobPrio, higher first, then ClusterId, ProcId: D12)
     and its autocluster: its significant attributes (every one but its ids and the
     ephemeral ones), jobs alike here being skipped together after a failed match. A

@@ -70,6 +70,7 @@ class SimJob:
     generation: int = 0
     lost: float = 0.0  # run seconds lost to evictions
     made: dict[str, Any] | None = None
+    made_keys: tuple[Any, ...] | None = None
 
     @property
     def ad(self) -> dict[str, Any]:
@@ -79,13 +80,23 @@ class SimJob:
             self.made = _job_ad(self.source, owner, self.stream + 1, self.proc, self.qdate)
         return self.made
 
+    @property
+    def keys(self) -> tuple[Any, ...]:
+        """The ad's place in the schedd's order and its autocluster
+        (`runtime.pool.job_keys`), made once while the job lives."""
+        if self.made_keys is None:
+            from runtime.pool import job_keys
+
+            self.made_keys = job_keys(self.ad)
+        return self.made_keys
+
     def finish(self, at: float) -> None:
         """The job is done: it is numbers from now on."""
         self.done = self.need
         self.state = "done"
         self.finished = at
         self.running_since = None
-        self.made = None
+        self.made = self.made_keys = None
 
 
 @dataclass
@@ -643,7 +654,8 @@ class Simulation:
             submitters.append(
                 {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
                  "factor": factor,
-                 "jobs": [{"id": j.id, "ad": j.ad, "_parsed": True} for j in idle]}
+                 "jobs": [{"id": j.id, "ad": j.ad, "_parsed": True, "_keys": j.keys}
+                          for j in idle]}
             )  # fmt: skip
         return {"config": self.negotiator_config, "machines": machines, "submitters": submitters}
 

@@ -178,6 +178,8 @@ class _Job:
     ad: dict[str, Any]
     #: the schedd's order (JobPrio higher first, ClusterId, ProcId) and the autocluster
     keys: tuple[tuple[float, float, float], tuple[Any, ...]] | None = None
+    #: `ad` is the cycle's own (else the caller's: copied before the cycle writes to it)
+    own: bool = True
     order: tuple[float, float, float] = (0.0, 0.0, 0.0)
     cluster: tuple[Any, ...] = ()
 
@@ -285,15 +287,22 @@ def _stored_value(ad: Mapping[str, Any], key: str, raw: Any) -> Any:
 
 
 def negotiate_snapshot(
-    document: Any, *, semantics: str, file: str | None = None, pool_class: type[Pool] = Pool
+    document: Any,
+    *,
+    semantics: str,
+    file: str | None = None,
+    pool_class: type[Pool] = Pool,
+    explain: bool = True,
 ) -> Cycle:
     """One negotiation cycle over a SNAPSHOT (reference/pool.md section 3; with
     GROUP_NAMES group by group, 2.7). `pool_class`: what builds the match lists (tests
-    pass a slot-by-slot reference).
+    pass a slot-by-slot reference); `explain=False`: `why_unmatched` left empty (the
+    simulator reads only the matches, a cycle of every few minutes).
 
     Callers in this process may hand over ads already parsed: a machine or job entry
     with `"_parsed": True` holds a ClassAd or a mapping of values and expressions (not
-    ClassAd text), copied before the cycle writes into it; a job entry may also carry
+    ClassAd text), copied before the cycle writes into it (a job's only when it is
+    offered a match); a job entry may also carry
     `"_keys"`, its `job_keys` (the simulator keeps them while the job lives: a job is
     offered to hundreds of cycles)."""
     from compiler.config import load_config
@@ -368,10 +377,11 @@ def negotiate_snapshot(
                 _Job(
                     str(job.get("id", f"{index}.{j}")),
                     name,
-                    dict(job["ad"])
+                    job["ad"]
                     if job.get("_parsed")
                     else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
                     job.get("_keys") if job.get("_parsed") else None,
+                    not job.get("_parsed"),
                 )
             )
         mine.sort(key=lambda jb: jb.order)
@@ -536,6 +546,8 @@ def negotiate_snapshot(
                     cluster = clusters[job.id]
                     if cluster in rejected:
                         continue
+                    if not job.own:
+                        job.ad, job.own = dict(job.ad), True
                     _submitter_attributes(
                         job.ad, name, eup_of[name], resources_in_use(name), group,
                         autoregroup, group_info(name),
@@ -628,7 +640,7 @@ def negotiate_snapshot(
     taken[[row_of[m["slot"]] for m in matches]] = True
     holders = np.array([s.user is not None for s in slots], dtype=bool)
     analysed: dict[tuple[Any, ...], dict[str, Any]] = {}  # one analysis per autocluster
-    for job_id in unmatched:
+    for job_id in unmatched if explain else ():
         cluster = clusters[job_id]
         if cluster not in analysed:
             analysed[cluster] = why_unmatched(all_jobs[job_id].ad, pool_ads, holders, taken)

@@ -578,7 +578,7 @@ class Simulation:
         document = self._snapshot()
         if not document["submitters"]:
             return
-        cycle = negotiate_snapshot(document, semantics=self.semantics)
+        cycle = negotiate_snapshot(document, semantics=self.semantics, explain=False)
         by_name = {run.name: i for i, run in enumerate(self.slots)}
         jobs = {job.id: job for jobs in self.queue.values() for job in jobs}
         for match in cycle.matches:

@@ -516,17 +516,23 @@ class AdBuilder:
         moved += moving_values(moving, record, pair, now, sensors)
         shown = list(layout)
         layout.update(moved)
-        published: ClassAd | None = None
-        cpu: dict[str, Any] = {}
-        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
-            published = ClassAd(layout)
-            cpu = self._cpu_busy(published, now, track=True)
-            layout.update(cpu)
-        claimed = ClassAd(layout)
-        named = predicates(record, pair, now, self.spec, self.policy, claimed, overrides)
-        layout.update(named)
+        # one ad, grown in place: the published attributes (CpuBusy is evaluated in
+        # them), then the CpuBusy ones (the predicates are evaluated in those), then the
+        # predicates; the two smaller ads are made apart only when kept (not `shared`)
         ad = ClassAd(layout)
+        cpu: dict[str, Any] = {}
+        busy_rule = self.spec.helpers.cpu_busy.expression in self.policy.exprs
+        if busy_rule:
+            cpu = self._cpu_busy(ad, now, track=True)
+            ad.update(cpu)
+        named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
+        ad.update(named)
         shared, memos = self._shared(ad, cpu, named)
+        published = claimed = None
+        if not shared:
+            published = ClassAd(layout) if busy_rule else None
+            layout.update(cpu)
+            claimed = ClassAd(layout)
         policy = self.policy
         if memos:
             exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
@@ -540,8 +546,8 @@ class AdBuilder:
             shared,
             read,
             moving,
-            None if shared else published,
-            None if shared else claimed,
+            published,
+            claimed,
             ad,
             policy,
             now,

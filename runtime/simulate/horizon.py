@@ -177,13 +177,11 @@ class _Guard:
         self.busy: set[str] = set()
 
     def value(self, node: A.Expr) -> Any:
-        from compiler.classad import evaluate
-
         key = (id(node), id(self.target))
         values = self.view.values
         if key in values:
             return values[key]
-        value = values[key] = evaluate(node, self.view.my, self.target, now=self.view.now)
+        value = values[key] = _compiled(node)(self.view.my, self.target, now=self.view.now)
         return value
 
     def bound(self, node: A.Expr) -> float:
@@ -374,6 +372,25 @@ class _Guard:
         the analysis holds until the next midnight, which bounds the quiet time."""
         self.view.cap = min(self.view.cap, 86_400 - (self.view.now % 86_400))
         return (0.0, 0.0) if key == "clockday" else (1.0 / 60, 60.0)
+
+
+#: The guards' subexpressions compiled, by node (a table's nodes live as long as it; a
+#: pool has few tables): the analysis evaluates each node of every guard of a slot it
+#: reschedules
+_COMPILED: dict[int, tuple[A.Expr, Any]] = {}
+_COMPILED_KEPT = 1 << 14
+
+
+def _compiled(node: A.Expr) -> Any:
+    """`node` compiled (compiler.classad.compile_expr), once while it lives."""
+    hit = _COMPILED.get(id(node))
+    if hit is None or hit[0] is not node:
+        from compiler.classad import compile_expr
+
+        if len(_COMPILED) >= _COMPILED_KEPT:
+            _COMPILED.clear()
+        hit = _COMPILED[id(node)] = (node, compile_expr(node))
+    return hit[1]
 
 
 def _raise() -> float:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 from compiler import holds
@@ -256,11 +257,6 @@ def _given(overrides: Mapping[str, Any], given: list[tuple[str, Any]]) -> bool:
     if len(overrides) != len(given):
         return False
     return all(overrides.get(name, _ABSENT) is value for name, value in given)
-
-
-def _distinct(names: list[str]) -> bool:
-    """No two of `names` are the same attribute (ClassAd names ignore case)."""
-    return len({name.lower() for name in names}) == len(names)
 
 
 def _set(ad: ClassAd, changes: list[tuple[str, Any]], copy: bool) -> ClassAd:
@@ -542,7 +538,8 @@ class AdBuilder:
             record,
             pair,
             names,
-            _distinct([*shown, *cpu, *named]),  # else a name set twice: always afresh
+            # no name set twice (else always afresh): as many attributes as names
+            len(ad) == len(shown) + len(cpu) + len(named),
             shared,
             read,
             moving,
@@ -566,12 +563,13 @@ class AdBuilder:
         when so, those of the two whose value only the attributes they read decide
         (`memo_keys`: evaluated again only when one of these changes)."""
         lowered = ad.lowered()
-        # two flat tuples (not one of pairs): a slot keeps several, a pool thousands of slots
+        # flat tuples (not one of pairs: a slot keeps several, a pool thousands of slots),
+        # made by C loops: the names, each value's type, the expressions by identity
+        types = tuple(map(type, lowered.values()))
         key = (
             tuple(lowered),
-            tuple(
-                id(raw) if type(raw) in _NODES else type(raw) in _PLAIN for raw in lowered.values()
-            ),
+            types,
+            tuple(compress(map(id, lowered.values()), map(_NODES.__contains__, types))),
         )
         hit = self.analysed.get(key)
         if hit is not None:

@@ -302,9 +302,8 @@ def negotiate_snapshot(
     Callers in this process may hand over ads already parsed: a machine or job entry
     with `"_parsed": True` holds a ClassAd or a mapping of values and expressions (not
     ClassAd text), copied before the cycle writes into it (a job's only when it is
-    offered a match); a job entry may also carry
-    `"_keys"`, its `job_keys` (the simulator keeps them while the job lives: a job is
-    offered to hundreds of cycles)."""
+    offered a match); such a job entry may also carry `"_keys"`, its `job_keys` (the
+    simulator keeps them while the job lives: a job is offered to hundreds of cycles)."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
 

@@ -77,18 +77,21 @@ class Pool:
         self.ads = list(ads)
         self.rules = rules
         self.columns = Columns.from_ads(self.ads)
-        if not rules.consider_preemption:
-            self.remote: list[str | None] = [None] * len(self.ads)
-        elif remote is not None:
-            self.remote = list(remote)
-        else:
-            self.remote = [remote_user(ad) for ad in self.ads]
+        self.remote = self._remote_users(remote)
         self.claimed = np.array([r is not None for r in self.remote], dtype=bool)
         self._eup_of = eup_of
         self._default_eup = default_eup
         self._remote_eup = np.array(
             [eup_of.get(r, default_eup) if r is not None else math.inf for r in self.remote]
         )
+
+    def _remote_users(self, given: Sequence[str | None] | None) -> list[str | None]:
+        """Each slot's remote user (None for all without preemption considered)."""
+        if not self.rules.consider_preemption:
+            return [None] * len(self.ads)
+        if given is not None:
+            return list(given)
+        return [remote_user(ad) for ad in self.ads]
 
     def _own(self, text: str | None, job: Mapping[str, Any], default: float) -> Any:
         """A negotiator expression (MY = slot, TARGET = job) per slot as a rank."""

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from compiler.classad import evaluate, parse, symmetric_match
-from runtime.pool.matchlist import MatchRules, Pool
+from runtime.pool.matchlist import Pool
 
 DBL_MAX = sys.float_info.max
 FLT_MAX = 3.4028234663852886e38
@@ -40,16 +40,9 @@ def _float32(x: float) -> float:
 
 
 class NaivePool(Pool):
-    def __init__(
-        self,
-        ads: Sequence[Mapping[str, Any]],
-        rules: MatchRules,
-        eup_of: Mapping[str, float],
-        default_eup: float,
-        remote: Sequence[str | None] | None = None,
-    ) -> None:
+    def _remote_users(self, given: Sequence[str | None] | None) -> list[str | None]:
         # each slot's remote user read here, slot by slot, not taken from the cycle
-        super().__init__(ads, rules, eup_of, default_eup)
+        return super()._remote_users(None)
 
     def _negotiator_rank(self, text: str | None, slot: Mapping[str, Any], job: Any) -> float:
         if not text:

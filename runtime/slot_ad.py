@@ -38,7 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from itertools import compress
+from itertools import compress, repeat
+from operator import itemgetter
 from typing import Any
 
 from compiler import holds
@@ -105,11 +106,20 @@ class _Live:
 def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     """The (name, value) pairs of `new` whose value differs (by type or value) from the
     one at the same place in `old` (the same names in the same order)."""
+    if len(old) == len(new) and list(map(type, map(_VALUE, old))) == list(
+        map(type, map(_VALUE, new))
+    ):
+        # type for type the same (the usual case, told by C loops): a pair differs when
+        # its value does (a tuple compares its items by identity first, as below)
+        return [pair for pair, was in zip(new, old, strict=True) if pair != was]
     return [
         (name, value)
         for (_, was), (name, value) in zip(old, new, strict=True)
         if was is not value and (type(was) is not type(value) or was != value)
     ]
+
+
+_VALUE = itemgetter(1)
 
 
 #: Builtins that read no attribute by a computed name (`eval`, `unparse`, ...): what an
@@ -221,27 +231,30 @@ class _Memo:
 
     fn: Callable[..., Any]
     keys: tuple[str, ...]
-    last: tuple[Any, Any, tuple[Any, ...], Any] | None = None
+    #: (ad, target, the values read, their types, the value) of the last evaluation
+    last: tuple[Any, Any, tuple[Any, ...], tuple[type, ...], Any] | None = None
 
     def __call__(self, my: Any, target: Any, **kw: Any) -> Any:
         if type(my) is not ClassAd:
             return self.fn(my, target, **kw)
-        raw = my.lowered()
-        values = tuple([raw.get(key, _ABSENT) for key in self.keys])
+        values = tuple(map(my.lowered().get, self.keys, repeat(_ABSENT)))
+        types = tuple(map(type, values))
         last = self.last
-        if last is not None and last[0] is my and last[1] is target and _same(last[2], values):
-            return last[3]
+        # the same values type for type (1 and 1.0 and True differ in a ClassAd)
+        if (
+            last is not None
+            and last[0] is my
+            and last[1] is target
+            and last[2] == values
+            and last[3] == types
+        ):
+            return last[4]
         value = self.fn(my, target, **kw)
-        self.last = (my, target, values, value)
+        self.last = (my, target, values, types, value)
         return value
 
 
 _ABSENT: Any = object()
-
-
-def _same(old: tuple[Any, ...], new: tuple[Any, ...]) -> bool:
-    """The same values, type for type (1 and 1.0 and True differ in a ClassAd)."""
-    return old == new and list(map(type, old)) == list(map(type, new))
 
 
 def _same_items(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> bool:
@@ -430,18 +443,7 @@ class AdBuilder:
         for i, name, value in changes:
             moved[i] = (name, value)
             ad[name] = value
-        rule = self.spec.helpers.cpu_busy
-        fn = live.policy.exprs.get(rule.expression)
-        if fn is not None:
-            busy = holds(fn(ad, None, ctx=eval_context(now)))
-            if busy != self.cpu_busy[0]:
-                self.cpu_busy = (busy, now if busy else None, now)
-            latch = (*self.cpu_busy, now if busy else None)
-            if latch != live.latch:  # the attributes are a function of these alone
-                cpu = list(cpu_busy_attrs(rule, *self.cpu_busy, now).items())
-                _set(ad, _changes(live.cpu, cpu), False)
-                live.cpu = cpu
-                live.latch = latch
+        self._latch_cpu_busy(live, ad, now, False)
         if plan[1]:
             named, timed = self._timed(live, now, dict(live.given), ad)
             _set(ad, timed, False)
@@ -452,6 +454,26 @@ class AdBuilder:
         live.now = now
         live.pending = sensors
         return True
+
+    def _latch_cpu_busy(self, live: _Live, ad: ClassAd, now: float, copy: bool) -> ClassAd:
+        """CpuBusy evaluated in `ad` now, the latch moved (the slot's real ad); its
+        attributes set again only when the latch says they changed (they are a function
+        of it alone: `cpu_busy_attrs`), in a copy when `copy`. `ad` when nothing changed."""
+        rule = self.spec.helpers.cpu_busy
+        fn = live.policy.exprs.get(rule.expression)
+        if fn is None:
+            return ad
+        busy = holds(fn(ad, None, ctx=eval_context(now)))
+        if busy != self.cpu_busy[0]:
+            self.cpu_busy = (busy, now if busy else None, now)
+        latch = (*self.cpu_busy, now if busy else None)
+        if latch == live.latch:
+            return ad
+        cpu = list(cpu_busy_attrs(rule, *self.cpu_busy, now).items())
+        ad = _set(ad, _changes(live.cpu, cpu), copy)
+        live.cpu = cpu
+        live.latch = latch
+        return ad
 
     def _complete(self, live: _Live) -> _Live:
         """`live` after a partial refresh, filled in for the same instant and sensor
@@ -643,13 +665,9 @@ class AdBuilder:
         ad = _set(live.ad, changed, copy)
         copy = copy and ad is live.ad
         live.moved = moved
-        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
-            cpu = list(self._cpu_busy(ad, now, track=True, policy=live.policy).items())
-            changes = _changes(live.cpu, cpu)
-            ad = _set(ad, changes, copy)
-            copy = copy and not changes
-            live.cpu = cpu
-            live.latch = ()
+        latched = self._latch_cpu_busy(live, ad, now, copy)
+        copy = copy and latched is ad
+        ad = latched
         given = list(overrides.items())
         if _same_items(given, live.given):
             # only the timed predicates can have moved (`runtime.ads.timed_predicates`)
@@ -715,13 +733,10 @@ class AdBuilder:
             self.last_sensors[name] = value
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
-    def _cpu_busy(
-        self, published: ClassAd, now: float, *, track: bool, policy: PolicyExprs | None = None
-    ) -> dict[str, Any]:
+    def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
         rule = self.spec.helpers.cpu_busy
-        policy = self.policy if policy is None else policy
-        busy = holds(policy.value(rule.expression, published, None, now))
+        busy = holds(self.policy.value(rule.expression, published, None, now))
         was, since, changed = self.cpu_busy
         if busy != was and track:
             since = now if busy else None

@@ -218,6 +218,21 @@ def test_poll_sees_the_clock_and_a_sensor_change() -> None:
     assert [f.number for f in slot.fired][-1] == 14
 
 
+def test_a_value_changing_only_its_type_is_set_again() -> None:
+    """1, 1.0 and TRUE are equal in Python but differ in a ClassAd (`is_integer`, `==`
+    against a string of the type): a refresh must not keep the old type."""
+    slot = _desktop_slot()
+    slot.clock.advance_to(100)
+    assert type(slot.eval_ad()["Memory"]) is int
+    for value in (float(slot.eval_ad()["Memory"]), True, 1, 1.0):
+        slot.clock.advance_to(slot.clock.elapsed() + 1)
+        slot.set_sensors({"Memory": value})
+        slot.clock.advance_to(slot.clock.elapsed() + 1)
+        slot.poll()
+        got = slot.eval_ad()["Memory"]
+        assert (type(got), got) == (type(value), value)
+
+
 def test_public_ad_is_a_snapshot() -> None:
     slot = _desktop_slot()
     slot.clock.advance_to(100)

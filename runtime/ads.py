@@ -550,8 +550,7 @@ def ad_layout(
         "ClockMin": _CLOCK_MIN,
         "ClockDay": _CLOCK_DAY,
     }
-    for name in sensor_names:
-        ad[name] = Moving("sensor", name)
+    ad.update(_sensor_markers(sensor_names))
     if state.last_benchmark:
         ad["LastBenchmark"] = int(state.last_benchmark)
     for name, expr in (published_policy or {}).items():
@@ -582,6 +581,13 @@ def ad_layout(
     if state.preempting_job is not None:
         ad["PreemptingUser"] = state.preempting_job.get("Owner", UNDEFINED)
     return ad
+
+
+@functools.lru_cache(maxsize=64)
+def _sensor_markers(sensor_names: tuple[str, ...]) -> Mapping[str, Moving]:
+    """A `Moving` marker for each sensor, made once per set of names (a slot ad is laid
+    out again at every transition; the markers are frozen, so shared; not to be changed)."""
+    return {name: Moving("sensor", name) for name in sensor_names}
 
 
 def moving_values(

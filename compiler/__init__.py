@@ -8,7 +8,8 @@ It never imports `runtime` and never prints or exits: it returns values or raise
 This module is the package's face: `compile_policy`, `policy_differences`,
 `load_attributes`, `MANUAL_READS_JOB` (how the manual semantics' loud warning begins), and the types of what they return (`StateTable`, its `Row` and
 `CompiledGuard`, the `Program` with its `Settings` and `Knob`s) plus `holds` (the
-startd's test of a guard's value). The runtime imports these from here, never from the
+startd's test of a guard's value) and `IdentityMemo` (values remembered per object, as
+the compiler keeps its own). The runtime imports these from here, never from the
 modules that define them; the subpackages (`compiler.classad`, `compiler.config`,
 `compiler.spec`, ...) are faces of their own.
 """
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from compiler.attributes import load_attributes
     from compiler.expand import Expander
+    from compiler.identity import IdentityMemo
     from compiler.policy import (
         MANUAL_READS_JOB,
         RowDifference,
@@ -33,6 +35,7 @@ __all__ = [
     "MANUAL_READS_JOB",
     "CompiledGuard",
     "Expander",
+    "IdentityMemo",
     "Knob",
     "Program",
     "Row",
@@ -64,6 +67,7 @@ _HOMES = {
     "Knob": "compiler.program",
     "load_attributes": "compiler.attributes",
     "Expander": "compiler.expand",
+    "IdentityMemo": "compiler.identity",
 }
 
 

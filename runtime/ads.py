@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from compiler import Program, Settings, holds
+from compiler import IdentityMemo, Program, Settings, holds
 from compiler.classad import (
     UNDEFINED,
     ClassAd,
@@ -98,11 +98,10 @@ def eval_context(now: float) -> Any:
     return ctx
 
 
-_JOB_ADS: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
 #: job ads kept: more than the jobs a large pool runs at once (a simulated 10,000-slot
 #: pool asks for every running job's ad every cycle: fewer would be a cache that misses
 #: on every turn, and the memoised retirement limit with it)
-_JOB_ADS_KEPT = 16384
+_JOB_ADS: IdentityMemo[Mapping[str, Any], ClassAd] = IdentityMemo(16384)
 
 
 def job_ad(job: Mapping[str, Any]) -> ClassAd:
@@ -110,14 +109,8 @@ def job_ad(job: Mapping[str, Any]) -> ClassAd:
     ClassAd, kept per job, so that evaluations against it reuse their scopes."""
     if type(job) is ClassAd:
         return job
-    hit = _JOB_ADS.get(id(job))
-    if hit is not None and hit[0] is job:
-        return hit[1]
-    if len(_JOB_ADS) >= _JOB_ADS_KEPT:
-        _JOB_ADS.clear()
-    ad = ClassAd(job)
-    _JOB_ADS[id(job)] = (job, ad)
-    return ad
+    hit = _JOB_ADS.get(job)
+    return _JOB_ADS.put(job, ClassAd(job)) if hit is None else hit
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,17 +408,13 @@ def timed_predicates(
     return {"RetirementExpired": expired, "ClaimWorklifeExpired": worklife_over}
 
 
-_OPTIONS: dict[int, tuple[EraSpec, dict[str, Any]]] = {}
+_OPTIONS: IdentityMemo[EraSpec, dict[str, Any]] = IdentityMemo(16)
 
 
 def _options(spec: EraSpec) -> Mapping[str, Any]:
     """The era's options as a mapping, made once per spec (read on every pass)."""
-    hit = _OPTIONS.get(id(spec))
-    if hit is None or hit[0] is not spec:
-        if len(_OPTIONS) >= 16:
-            _OPTIONS.clear()
-        hit = _OPTIONS[id(spec)] = (spec, dict(spec.options))
-    return hit[1]
+    hit = _OPTIONS.get(spec)
+    return _OPTIONS.put(spec, dict(spec.options)) if hit is None else hit
 
 
 def steady_predicates(state: SlotState, pair: Pair, policy: PolicyExprs) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from typing import Any, Protocol
 
 from transitions import Machine
 
-from compiler import CompiledGuard, StateTable, holds
+from compiler import CompiledGuard, IdentityMemo, StateTable, holds
 from compiler.classad import ClassAd
 from compiler.errors import PolicyError
 from compiler.machine import enter_actions, pair_name, to_transitions, trigger_index
@@ -222,7 +222,7 @@ class Slot:
         self.skipped = 0
         self._depth = 0
         self._claim_request: Mapping[str, Any] | None = None
-        self._job_ads: dict[int, tuple[Mapping[str, Any], ClassAd]] = {}
+        self._job_ads: IdentityMemo[Mapping[str, Any], ClassAd] = IdentityMemo(_JOB_ADS_KEPT)
         self.published = dict(table.program.published)
         self.ads = AdBuilder(
             self.spec,
@@ -597,14 +597,10 @@ class Slot:
         """A job ad as a (cached) ClassAd, so that scopes are reused across guards (a few
         kept: a slot holds a job, a preempting one and a request; a pool of 10,000 slots
         must not hold dozens each)."""
-        hit = self._job_ads.get(id(job))
-        if hit is not None and hit[0] is job:
-            return hit[1]
-        ad = job if isinstance(job, ClassAd) else ClassAd(job)
-        if len(self._job_ads) >= _JOB_ADS_KEPT:
-            self._job_ads.clear()
-        self._job_ads[id(job)] = (job, ad)
-        return ad
+        hit = self._job_ads.get(job)
+        if hit is not None:
+            return hit
+        return self._job_ads.put(job, job if isinstance(job, ClassAd) else ClassAd(job))
 
     def retirement_left(self) -> float:
         """Seconds of retirement the running job has left (`Resource::
@@ -865,14 +861,13 @@ class _TableParts:
         return self._machine[0]
 
 
-_PARTS: dict[int, tuple[StateTable, _TableParts]] = {}
-_PARTS_LIMIT = 64
+_PARTS: IdentityMemo[StateTable, _TableParts] = IdentityMemo(64)
 
 
 def _table_parts(table: StateTable) -> _TableParts:
-    hit = _PARTS.get(id(table))
-    if hit is not None and hit[0] is table:
-        return hit[1]
+    hit = _PARTS.get(table)
+    if hit is not None:
+        return hit
     kwargs = to_transitions(table)
     parts = _TableParts(
         MappingProxyType(kwargs),
@@ -881,10 +876,7 @@ def _table_parts(table: StateTable) -> _TableParts:
         Engine.for_table(table),
         policy_exprs(table.program),
     )
-    if len(_PARTS) >= _PARTS_LIMIT:
-        _PARTS.clear()
-    _PARTS[id(table)] = (table, parts)  # the table kept alive: its id stays unique
-    return parts
+    return _PARTS.put(table, parts)
 
 
 def _trigger_options(

@@ -46,6 +46,7 @@ from compiler.classad.evaluator import SPECIAL_FORMS, Now, evaluate
 from compiler.classad.parser import parse
 from compiler.classad.scope import ClassAd
 from compiler.classad.values import ERROR, UNDEFINED
+from compiler.identity import IdentityMemo
 
 Value = Any
 Array = npt.NDArray[Any]
@@ -219,8 +220,7 @@ def _merge(mask: Array, a: _Vec, b: _Vec) -> _Vec:
 _CLOSED: Final = (*ast.LITERAL_TYPES, ast.Unary, ast.Binary, ast.Conditional, ast.Elvis)
 
 
-_closed_cache: dict[int, tuple[ast.Expr, bool, Value]] = {}
-_CLOSED_CACHE_LIMIT: Final = 4096
+_closed: IdentityMemo[ast.Expr, tuple[bool, Value]] = IdentityMemo(4096)
 
 
 def _closed_value(node: ast.Expr) -> tuple[bool, Value]:
@@ -229,15 +229,11 @@ def _closed_value(node: ast.Expr) -> tuple[bool, Value]:
 
     Remembered per node object, not per equal node: AST equality takes 0.0 for -0.0.
     """
-    hit = _closed_cache.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1], hit[2]
+    hit = _closed.get(node)
+    if hit is not None:
+        return hit
     closed = all(isinstance(n, _CLOSED) for n in ast.walk(node))
-    value = evaluate(node) if closed else None
-    if len(_closed_cache) >= _CLOSED_CACHE_LIMIT:
-        _closed_cache.clear()
-    _closed_cache[id(node)] = (node, closed, value)  # the node kept alive: its id is unique
-    return closed, value
+    return _closed.put(node, (closed, evaluate(node) if closed else None))
 
 
 def _exact_key(node: ast.Expr) -> tuple[ast.Expr, tuple[bool, ...]]:

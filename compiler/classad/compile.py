@@ -63,6 +63,7 @@ from compiler.classad.scope import (
     top_scopes,
 )
 from compiler.classad.values import ERROR, UNDEFINED
+from compiler.identity import IdentityMemo
 
 Value = Any
 _MISSING: Any = ABSENT
@@ -89,19 +90,13 @@ _PLAIN: Final = frozenset({bool, int, float, str})
 _LITERAL_VALUE: Final = frozenset({ast.Integer, ast.Real, ast.String, ast.Boolean})
 _EXPR_TYPES: Final = frozenset(ast.EXPR_TYPES)
 _CACHE_LIMIT = 200_000
-_cache: dict[int, tuple[ast.Expr, Fn]] = {}
+_closures: IdentityMemo[ast.Expr, Fn] = IdentityMemo(_CACHE_LIMIT)
 
 
 def compiled(node: ast.Expr) -> Fn:
     """The closure for `node`, compiled once per node object."""
-    hit = _cache.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
-    fn = _compile(node)
-    if len(_cache) >= _CACHE_LIMIT:
-        _cache.clear()
-    _cache[id(node)] = (node, fn)  # the node is kept alive, so its id stays unique
-    return fn
+    fn = _closures.get(node)
+    return _closures.put(node, _compile(node)) if fn is None else fn
 
 
 def attr_value(scope: Scope, key: str, raw: Raw, rt: Runtime) -> Value:
@@ -592,7 +587,8 @@ class _Source:
             "attr_value": attr_value,
             "NO_AD": NO_AD,
             "EXPR": _EXPR_TYPES,
-            "GENERATED": _generated,
+            # read inline, as `IdentityMemo.get` does (a call per attribute read costs)
+            "GENERATED": _generated.table,
             "hot": hot,
         }
         self.count = 0
@@ -860,44 +856,38 @@ class _Source:
         return fn
 
 
-_generated: dict[int, tuple[ast.Expr, Fn]] = {}
+_generated: IdentityMemo[ast.Expr, Fn] = IdentityMemo(_CACHE_LIMIT)
 
 
 def generated(node: ast.Expr) -> Fn:
     """One generated function for the whole of `node` (see above), made once per node."""
-    hit = _generated.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
+    hit = _generated.get(node)
+    if hit is not None:
+        return hit
     fn = compiled(node)
     if constant_value(fn) is _MISSING and type(node) in _GENERATED_ROOTS:
         fn = _Source().function(node)
-    if len(_generated) >= _CACHE_LIMIT:
-        _generated.clear()
-    _generated[id(node)] = (node, fn)
-    return fn
+    return _generated.put(node, fn)
 
 
 #: Nodes worth a generated function (a lone reference or literal is its closure).
 _GENERATED_ROOTS: Final = frozenset({ast.Binary, ast.Unary, ast.Conditional, ast.Call})
 
 #: Calls so far of attribute expressions not generated yet (see `hot`).
-_calls: dict[int, tuple[ast.Expr, int]] = {}
+_calls: IdentityMemo[ast.Expr, int] = IdentityMemo(_CACHE_LIMIT)
 
 
 def hot(node: ast.Expr) -> Fn:
     """The function to evaluate `node` with: its closure for its first few calls, then
     its generated function (so expressions evaluated once never pay for generation)."""
-    hit = _generated.get(id(node))
-    if hit is not None and hit[0] is node:
-        return hit[1]
-    seen = _calls.get(id(node))
-    count = seen[1] + 1 if seen is not None and seen[0] is node else 1
+    hit = _generated.get(node)
+    if hit is not None:
+        return hit
+    count = _calls.get(node, 0) + 1
     if count >= _WARM_CALLS:
-        _calls.pop(id(node), None)
+        _calls.forget(node)
         return generated(node)
-    if len(_calls) >= _CACHE_LIMIT:
-        _calls.clear()
-    _calls[id(node)] = (node, count)
+    _calls.put(node, count)
     return compiled(node)
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from compiler.classad import ast
 from compiler.classad.values import ERROR, UNDEFINED
+from compiler.identity import IdentityMemo
 
 Value = Any
 #: What an ad stores for a name: an expression, or a Python value.
@@ -119,28 +120,26 @@ class _Spellings(threading.local):
 
     An entry is used only while the dict holds exactly the same set of keys (checked
     with one set comparison, done in C), so a dict that gains, loses or renames a key is
-    indexed again; values are always read from the dict itself. The memo holds the
-    dicts, so their ids cannot be reused while remembered.
+    indexed again; values are always read from the dict itself.
     """
 
     def __init__(self) -> None:
-        self.maps: dict[int, tuple[dict[str, Raw], frozenset[str], dict[str, str]]] = {}
+        self.maps: IdentityMemo[dict[str, Raw], tuple[frozenset[str], dict[str, str]]] = (
+            IdentityMemo(256)
+        )
 
 
-_SPELLINGS_SIZE = 256
 _spellings = _Spellings()
 
 
 def spellings(ad: dict[str, Raw]) -> dict[str, str]:
     """Lower-case name -> the spelling `ad` holds it under (the last of several)."""
     maps = _spellings.maps
-    hit = maps.get(id(ad))
-    if hit is not None and hit[0] is ad and ad.keys() == hit[1]:
-        return hit[2]
+    hit = maps.get(ad)
+    if hit is not None and ad.keys() == hit[0]:
+        return hit[1]
     names = {k.lower(): k for k in ad}
-    if len(maps) >= _SPELLINGS_SIZE:
-        maps.clear()
-    maps[id(ad)] = (ad, frozenset(ad), names)
+    maps.put(ad, (frozenset(ad), names))
     return names
 
 

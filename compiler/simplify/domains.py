@@ -22,6 +22,7 @@ import msgspec
 
 from compiler.classad.ast import AttrRef
 from compiler.classad.values import UNDEFINED, Value
+from compiler.identity import IdentityMemo
 
 Kind = Literal["number", "integer", "boolean", "string", "any"]
 
@@ -183,26 +184,26 @@ def _thaw(v: object) -> object:
 #: Env by (id of its interned domains, its assumptions), and the interned domain tuples.
 _ENVS: dict[tuple[int, object], Env] = {}
 _DOMAIN_TUPLES: dict[tuple[tuple[str, Domain], ...], tuple[tuple[str, Domain], ...]] = {}
-#: id(mapping) -> (the mapping, a copy of it, its interned domain tuple): a caller passes
-#: the same domains with every guard, and normalising and hashing them was a tenth of a
-#: cold compile (issue 11).
-_SEEN_DOMAINS: dict[int, tuple[Mapping[str, object], dict[str, object], tuple]] = {}
+#: mapping -> (a copy of it, its interned domain tuple): a caller passes the same domains
+#: with every guard, and normalising and hashing them was a tenth of a cold compile
+#: (issue 11).
+_SEEN_DOMAINS: IdentityMemo[Mapping[str, object], tuple[dict[str, object], tuple]] = IdentityMemo(
+    65
+)
 
 
 def _domain_items(domains: Mapping[str, object]) -> tuple[tuple[str, Domain], ...]:
     """`domains` normalised and sorted, one tuple object per content; a mapping seen
     before that still holds the same items (one dict comparison) is not normalised again."""
-    seen = _SEEN_DOMAINS.get(id(domains))
-    if seen is not None and seen[0] is domains and seen[1] == domains:
-        return seen[2]
+    seen = _SEEN_DOMAINS.get(domains)
+    if seen is not None and seen[0] == domains:
+        return seen[1]
     d = _norm(domains)
     items = tuple(sorted((k, v) for k, v in d.items() if isinstance(v, Domain)))
     if len(_DOMAIN_TUPLES) > 1024:
         _clear_interned()
     items = _DOMAIN_TUPLES.setdefault(items, items)
-    if len(_SEEN_DOMAINS) > 64:
-        _SEEN_DOMAINS.clear()
-    _SEEN_DOMAINS[id(domains)] = (domains, dict(domains), items)
+    _SEEN_DOMAINS.put(domains, (dict(domains), items))
     return items
 
 

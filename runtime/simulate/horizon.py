@@ -39,6 +39,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Final
 
+from compiler import IdentityMemo
 from compiler.classad import ERROR, truth
 from compiler.classad import ast as A
 
@@ -377,20 +378,17 @@ class _Guard:
 #: The guards' subexpressions compiled, by node (a table's nodes live as long as it; a
 #: pool has few tables): the analysis evaluates each node of every guard of a slot it
 #: reschedules
-_COMPILED: dict[int, tuple[A.Expr, Any]] = {}
-_COMPILED_KEPT = 1 << 14
+_COMPILED: IdentityMemo[A.Expr, Any] = IdentityMemo(1 << 14)
 
 
 def _compiled(node: A.Expr) -> Any:
     """`node` compiled (compiler.classad.compile_expr), once while it lives."""
-    hit = _COMPILED.get(id(node))
-    if hit is None or hit[0] is not node:
+    hit = _COMPILED.get(node)
+    if hit is None:
         from compiler.classad import compile_expr
 
-        if len(_COMPILED) >= _COMPILED_KEPT:
-            _COMPILED.clear()
-        hit = _COMPILED[id(node)] = (node, compile_expr(node))
-    return hit[1]
+        hit = _COMPILED.put(node, compile_expr(node))
+    return hit
 
 
 def _raise() -> float:

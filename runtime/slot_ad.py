@@ -463,9 +463,7 @@ class AdBuilder:
         fn = live.policy.exprs.get(rule.expression)
         if fn is None:
             return ad
-        busy = holds(fn(ad, None, ctx=eval_context(now)))
-        if busy != self.cpu_busy[0]:
-            self.cpu_busy = (busy, now if busy else None, now)
+        busy = self._latch(holds(fn(ad, None, ctx=eval_context(now))), now)
         latch = (*self.cpu_busy, now if busy else None)
         if latch == live.latch:
             return ad
@@ -737,9 +735,14 @@ class AdBuilder:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
         rule = self.spec.helpers.cpu_busy
         busy = holds(self.policy.value(rule.expression, published, None, now))
-        was, since, changed = self.cpu_busy
-        if busy != was and track:
-            since = now if busy else None
-            changed = now
-            self.cpu_busy = (busy, since, changed)
+        if track:  # a hypothetical ad must not move the latch
+            self._latch(busy, now)
+        _, since, changed = self.cpu_busy
         return cpu_busy_attrs(rule, busy, since, changed, now)
+
+    def _latch(self, busy: bool, now: float) -> bool:
+        """CpuBusy seen `busy` now by the slot's real ad: the latch (reference D17)
+        remembers when it last changed and since when it holds; `busy`."""
+        if busy != self.cpu_busy[0]:
+            self.cpu_busy = (busy, now if busy else None, now)
+        return busy

@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
 from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
 
@@ -46,7 +47,7 @@ VACATE_SECONDS = 10.0
 NEGOTIATOR_INTERVAL = 60.0
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class SimJob:
     """One job of a stream: how long it needs to run, what happened to it. Its ad is
     made from its stream when first asked for and forgotten when the job is done (a
@@ -211,7 +212,7 @@ class Simulation:
             else:
                 self._reschedule(run.index or 0)
         self.jobs: list[SimJob] = []
-        self.queue: dict[str, list[SimJob]] = {}
+        self.idle = IdleJobs()
         self._counter = 0
         for index, stream in enumerate(pool.jobs):
             if stream.at <= 0:
@@ -375,7 +376,7 @@ class Simulation:
             int(self.epoch + at), max(need, 1.0), at,
         )  # fmt: skip
         self.jobs.append(job)
-        self.queue.setdefault(stream.submitter, []).append(job)
+        self.idle.add(job)
 
     def job_started(self, index: int) -> None:
         run = self.slots[index]
@@ -425,7 +426,7 @@ class Simulation:
         self._send(run, "job_exit", cause="job_exit")
         # the schedd runs the user's next job of the same stream on the claim, else
         # releases it
-        nxt = self._next_of_stream(job.submitter, job.stream)
+        nxt = self.idle.next_of_stream(job.submitter, job.stream)
         if nxt is not None and run.slot.pair.state == "Claimed":
             run.pending = nxt
             self._take(nxt, index)
@@ -441,7 +442,7 @@ class Simulation:
         job.done = 0.0
         job.state = "idle"
         job.slot = None
-        self.queue.setdefault(job.submitter, []).insert(0, job)  # back at its place
+        self.idle.add(job, front=True)  # back at its place
         if run.job is job:
             run.job = None
         self._send(run, "starter_exit", cause="starter_exit")
@@ -449,14 +450,8 @@ class Simulation:
         if run.slot.pair.state not in ("Claimed", "Preempting", "Matched"):
             run.claim_user = run.claim_stream = None
 
-    def _next_of_stream(self, submitter: str, stream: int) -> SimJob | None:
-        for job in self.queue.get(submitter, []):
-            if job.stream == stream:
-                return job
-        return None
-
     def _take(self, job: SimJob, index: int) -> None:
-        self.queue[job.submitter].remove(job)
+        self.idle.remove(job)
         job.state = "matched"
         job.slot = index
 
@@ -483,7 +478,7 @@ class Simulation:
             run.pending = None
         job.state = "idle"
         job.slot = None
-        self.queue.setdefault(job.submitter, []).insert(0, job)
+        self.idle.add(job, front=True)
 
     # ------------------------------------------------------------------ slots
     def _send(self, run: SlotRun, event: str, cause: str | None = None, **payload: Any) -> bool:
@@ -575,12 +570,11 @@ class Simulation:
             run.slot.advance(self.now, inclusive=False)
         self._update_priorities()
         self._sample()
-        document = self._snapshot()
+        document, jobs = self._snapshot()
         if not document["submitters"]:
             return
         cycle = negotiate_snapshot(document, semantics=self.semantics, explain=False)
         by_name = {run.name: i for i, run in enumerate(self.slots)}
-        jobs = {job.id: job for jobs in self.queue.values() for job in jobs}
         for match in cycle.matches:
             index = by_name[match["slot"]]
             job = jobs.get(match["job"])
@@ -624,7 +618,7 @@ class Simulation:
         dt = self.now - self.last_update
         self.last_update = self.now
         usage = self._usage()
-        for user in set(self.rup) | set(usage) | set(self.queue):
+        for user in set(self.rup) | set(usage) | set(self.idle.submitters()):
             self.rup.setdefault(user, self.known.initial_rup)
             if dt > 0:
                 self.rup[user] = decay(self.rup[user], usage.get(user, 0.0), dt,
@@ -638,18 +632,20 @@ class Simulation:
         rup = self.rup.get(user, self.known.initial_rup)
         return factor, effective_priority(rup, factor, self.known)
 
-    def _snapshot(self) -> dict[str, Any]:
+    def _snapshot(self) -> tuple[dict[str, Any], dict[str, SimJob]]:
+        """The cycle's SNAPSHOT (the slots' ads, the submitters with the idle jobs they
+        offer) and those jobs by id."""
         # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies what it keeps
         machines = [
             {"name": run.name, "ad": run.slot.eval_ad(), "_parsed": True} for run in self.slots
         ]
         submitters = []
-        for user in sorted(self.queue):
-            idle = _first_of_streams(
-                [j for j in self.queue[user] if j.state == "idle"], len(self.slots)
-            )
+        offered: dict[str, SimJob] = {}
+        for user in self.idle.submitters():
+            idle = self.idle.offered(user, len(self.slots))
             if not idle:
                 continue
+            offered.update((j.id, j) for j in idle)
             factor, _ = self.priority(user)
             submitters.append(
                 {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
@@ -657,7 +653,9 @@ class Simulation:
                  "jobs": [{"id": j.id, "ad": j.ad, "_parsed": True, "_keys": j.keys}
                           for j in idle]}
             )  # fmt: skip
-        return {"config": self.negotiator_config, "machines": machines, "submitters": submitters}
+        document = {"config": self.negotiator_config, "machines": machines,
+                    "submitters": submitters}  # fmt: skip
+        return document, offered
 
     def _sample(self) -> None:
         states: dict[str, int] = {}
@@ -665,38 +663,18 @@ class Simulation:
             key = "/".join(run.slot.pair_tuple())
             states[key] = states.get(key, 0) + 1
         usage = self._usage()
-        eups = {u: self.priority(u)[1] for u in sorted(set(self.rup) | set(self.queue))}
+        users = self.idle.submitters()
+        eups = {u: self.priority(u)[1] for u in sorted(set(self.rup) | set(users))}
         self.record.samples.append(
             {
                 "t": self.now,
                 "states": states,
                 "rup": dict(sorted(self.rup.items())),
                 "eup": eups,
-                "queue": {
-                    u: sum(1 for j in q if j.state == "idle") for u, q in sorted(self.queue.items())
-                },
+                "queue": {u: self.idle.count(u) for u in users},
                 "usage": usage,
             }
         )
-
-
-def _first_of_streams(idle: list[SimJob], limit: int) -> list[SimJob]:
-    """The idle jobs a cycle can use: at most `limit` (the number of slots) of each
-    stream, the first in the schedd's order. The jobs of a stream have the same ad but
-    for their ids and QDate, so the negotiator takes or rejects them alike (one
-    autocluster) and never matches more of them than there are slots: the rest would
-    only cost time."""
-    if len(idle) <= limit:
-        return idle
-    streams: dict[int, list[SimJob]] = {}
-    for job in idle:
-        streams.setdefault(job.stream, []).append(job)
-    kept: set[int] = set()
-    for jobs in streams.values():
-        if len(jobs) > limit:
-            jobs = heapq.nsmallest(limit, jobs, key=lambda j: j.proc)
-        kept.update(id(j) for j in jobs)
-    return [j for j in idle if id(j) in kept]
 
 
 def _knob_number(config: Any, name: str, default: float) -> float:

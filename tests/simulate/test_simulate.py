@@ -391,3 +391,31 @@ def test_ctrl_c_writes_what_was_simulated(
     events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
     assert events and max(e["t"] for e in events) <= 1200
     assert (out / "states.png").stat().st_size > 0
+
+
+def test_the_collector_thresholds_are_the_simulations_only_while_it_runs() -> None:
+    """`fewer_collections`: the garbage collector runs less often while simulating, and the
+    caller's thresholds are back afterwards, also when Ctrl-C stops the run."""
+    import gc
+
+    from runtime.simulate.engine import SIMULATION_GC_THRESHOLDS
+
+    pool = _pool([{"name": "d", "count": 2, "startd": DEDICATED}],
+                 [{"user": "u@x", "count": 3, "run_minutes": {"mean": 30}}], hours=1)  # fmt: skip
+    before = gc.get_threshold()
+    assert before != SIMULATION_GC_THRESHOLDS
+    seen: list[tuple[int, ...]] = []
+
+    def stop(at: float) -> None:
+        seen.append(gc.get_threshold())
+        if len(seen) == 3:
+            raise KeyboardInterrupt
+
+    sim = Simulation(pool)
+    assert gc.get_threshold() == before
+    record = sim.run(3600, progress=stop)
+    assert record.interrupted_at is not None
+    assert seen == [SIMULATION_GC_THRESHOLDS] * 3
+    assert gc.get_threshold() == before
+    sim.run(3600)
+    assert gc.get_threshold() == before

@@ -276,6 +276,33 @@ class Column:
             self.missing = None
 
     @classmethod
+    def dense(cls, values: Sequence[Value]) -> Column | None:
+        """`build` of `values` (one per row, none missing) by whole-array operations when
+        they are all integers in 64 bits, all reals or all booleans (most of a slot
+        ad's columns); None for anything else (`build` then)."""
+        types = set(map(type, values))
+        if len(types) != 1:
+            return None
+        t = types.pop()
+        n = len(values)
+        if t is float:
+            reals = np.array(values, dtype=np.float64)
+            return cls(_Vec(np.full(n, REAL, _KIND_DTYPE), np.zeros(n, np.int64), reals,
+                            full=True), ())  # fmt: skip
+        if t is int:
+            if min(values) < _INT64_MIN or max(values) > _INT64_MAX:
+                return None
+            kind = INT
+        elif t is bool:
+            kind = BOOL
+        else:
+            return None
+        ints = np.array(values, dtype=np.int64)
+        return cls(
+            _Vec(np.full(n, kind, _KIND_DTYPE), ints, ints.astype(np.float64), full=True), ()
+        )
+
+    @classmethod
     def build(cls, n: int, cells: Mapping[int, Value]) -> Column:
         kinds = [MISSING] * n
         ints = [0] * n
@@ -379,12 +406,12 @@ class Columns:
         try:
             return self._columns[key]
         except KeyError:
-            rows = {}
-            for row, mapping in enumerate(self._lowered):
-                raw = mapping.get(key, _ABSENT)
-                if raw is not _ABSENT:
-                    rows[row] = raw
-            built = self._columns[key] = Column.build(self.n, rows) if rows else None
+            values = [mapping.get(key, _ABSENT) for mapping in self._lowered]
+            built = Column.dense(values)  # a missing row is `_ABSENT`, of its own type
+            if built is None:
+                rows = {row: raw for row, raw in enumerate(values) if raw is not _ABSENT}
+                built = Column.build(self.n, rows) if rows else None
+            self._columns[key] = built
             return built
 
     def names(self) -> frozenset[str]:

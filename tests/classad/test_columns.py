@@ -15,6 +15,7 @@ import math
 import time
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
@@ -438,3 +439,43 @@ def test_builtin_calls_run_once_per_distinct_arguments() -> None:
     ]:
         got = _check_rows(parse(text), rows, {"Owner": "x"})
         assert not got.scalar, text
+
+
+def _arrays(column: Any) -> list[Any]:
+    vec = column.vec
+    return [vec.kind, vec.ints(), vec.reals(), vec.full, column.groups, column.missing]
+
+
+@given(
+    st.one_of(
+        st.lists(_ints, min_size=1, max_size=8),
+        st.lists(st.one_of(_reals, st.floats()), min_size=1, max_size=8),
+        st.lists(st.booleans(), min_size=1, max_size=8),
+        st.lists(st.one_of(_ints, _reals, st.booleans(), st.text(max_size=3)), max_size=8),
+    )
+)
+@settings(max_examples=EXAMPLES)
+@example([True, 1])  # equal, but a boolean and an integer
+@example([2**63])  # one past INT64_MAX: not an array integer
+@example([-0.0, math.nan])
+def test_a_dense_column_is_the_column_built_row_by_row(values: list[Any]) -> None:
+    """`Column.dense` (whole arrays, when one plain type fills every row) against
+    `Column.build` (row by row): the same kinds and arrays, or no answer."""
+    from compiler.classad.columns import Column
+
+    dense = Column.dense(values)
+    types = {type(v) for v in values}
+    one_plain = len(types) == 1 and types <= {int, float, bool}
+    in_range = all(INT64_MIN <= v <= INT64_MAX for v in values if type(v) is int)
+    assert (dense is not None) == (one_plain and in_range)
+    if dense is None:
+        return
+    built = Column.build(len(values), dict(enumerate(values)))
+    for got, want in zip(_arrays(dense), _arrays(built), strict=True):
+        if isinstance(want, np.ndarray):
+            assert got.dtype == want.dtype
+            assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
+            if want.dtype.kind == "f":  # -0.0 kept
+                assert np.array_equal(np.signbit(got), np.signbit(want))
+        else:
+            assert got == want

@@ -277,29 +277,72 @@ class Column:
 
     @classmethod
     def dense(cls, values: Sequence[Value]) -> Column | None:
-        """`build` of `values` (one per row, none missing) by whole-array operations when
-        they are all integers in 64 bits, all reals or all booleans (most of a slot
-        ad's columns); None for anything else (`build` then)."""
+        """`build` of `values` (one per row; `ABSENT` where a row lacks the attribute) by
+        whole-array operations, for the columns a pool of slot ads mostly has: one type
+        of plain value (integers in 64 bits, reals, booleans, strings without a NUL) in
+        every row that has one, or the very same object in every row (a policy
+        expression the slots share); None for anything else (`build` then)."""
+        n = len(values)
+        if not n:
+            return None
         types = set(map(type, values))
+        missing = _Absent in types
+        if missing:
+            types.discard(_Absent)
         if len(types) != 1:
             return None
         t = types.pop()
+        found = cls._plain(values, t, missing) if t in _PLAIN_TYPES else None
+        if found is None and not missing and len(set(map(id, values))) == 1:
+            return cls._repeated(cls.build(1, {0: values[0]}), n)
+        return found
+
+    @classmethod
+    def _plain(cls, values: Sequence[Value], t: type, missing: bool) -> Column | None:
+        """`dense` of values of the one plain type `t` (ABSENT in the missing rows)."""
         n = len(values)
-        if t is float:
-            reals = np.array(values, dtype=np.float64)
-            return cls(_Vec(np.full(n, REAL, _KIND_DTYPE), np.zeros(n, np.int64), reals,
-                            full=True), ())  # fmt: skip
-        if t is int:
-            if min(values) < _INT64_MIN or max(values) > _INT64_MAX:
-                return None
-            kind = INT
-        elif t is bool:
-            kind = BOOL
+        absent = None
+        if missing:
+            absent = np.fromiter((v is ABSENT for v in values), dtype=bool, count=n)
+            zero = _PLAIN_TYPES[t]
+            values = [zero if v is ABSENT else v for v in values]
+        kinds = np.full(n, {int: INT, float: REAL, bool: BOOL, str: STR}[t], _KIND_DTYPE)
+        strs: Array | None = None
+        folded: Array | None = None
+        if t is str:
+            texts: list[str | None] = list(values)
+            if absent is not None:
+                texts = [None if gone else x for gone, x in zip(absent, texts, strict=True)]
+            folds: dict[str | None, bytes] = {None: b""}
+            for x in texts:
+                if x not in folds:
+                    assert x is not None
+                    if "\0" in x:  # not held by a byte array (`_scalar_kind`)
+                        return None
+                    folds[x] = ops.fold_case(x)
+            ints, reals = np.zeros(n, np.int64), np.zeros(n, np.float64)
+            strs = np.array(texts, dtype=object)
+            folded = np.array([folds[x] for x in texts], dtype="S")
+        elif t is float:
+            ints, reals = np.zeros(n, np.int64), np.array(values, dtype=np.float64)
         else:
-            return None
-        ints = np.array(values, dtype=np.int64)
+            numbers: list[int] = list(values)
+            if min(numbers) < _INT64_MIN or max(numbers) > _INT64_MAX:
+                return None
+            ints = np.array(numbers, dtype=np.int64)
+            reals = ints.astype(np.float64)
+        if absent is not None:
+            kinds[absent] = MISSING
+        return cls(_Vec(kinds, ints, reals, strs, folded, full=True), ())
+
+    @classmethod
+    def _repeated(cls, one: Column, n: int) -> Column:
+        """The one-row column `one` in each of `n` rows."""
+        vec = one.vec
+        i, r, s, f = (None if a is None else np.repeat(a, n) for a in (vec.i, vec.r, vec.s, vec.f))
         return cls(
-            _Vec(np.full(n, kind, _KIND_DTYPE), ints, ints.astype(np.float64), full=True), ()
+            _Vec(np.repeat(vec.kind, n), i, r, s, f, full=vec.full),
+            tuple((node, np.repeat(mask, n)) for node, mask in one.groups),
         )
 
     @classmethod
@@ -406,10 +449,10 @@ class Columns:
         try:
             return self._columns[key]
         except KeyError:
-            values = [mapping.get(key, _ABSENT) for mapping in self._lowered]
-            built = Column.dense(values)  # a missing row is `_ABSENT`, of its own type
+            values = [mapping.get(key, ABSENT) for mapping in self._lowered]
+            built = Column.dense(values)
             if built is None:
-                rows = {row: raw for row, raw in enumerate(values) if raw is not _ABSENT}
+                rows = {row: raw for row, raw in enumerate(values) if raw is not ABSENT}
                 built = Column.build(self.n, rows) if rows else None
             self._columns[key] = built
             return built
@@ -418,7 +461,14 @@ class Columns:
         return frozenset().union(*self._lowered)
 
 
-_ABSENT: Final = object()
+class _Absent:
+    """The type of `ABSENT` alone (so a column's types tell whether a row lacks it)."""
+
+
+#: What `Columns.column` reads for a row that lacks the attribute.
+ABSENT: Final = _Absent()
+#: The plain value types a dense column holds, with the value a missing row's arrays hold.
+_PLAIN_TYPES: Final[dict[type, Value]] = {int: 0, float: 0.0, bool: False, str: ""}
 
 
 # ---- results ---------------------------------------------------------------------------

@@ -443,36 +443,73 @@ def test_builtin_calls_run_once_per_distinct_arguments() -> None:
 
 def _arrays(column: Any) -> list[Any]:
     vec = column.vec
-    return [vec.kind, vec.ints(), vec.reals(), vec.full, column.groups, column.missing]
+    return [vec.kind, vec.i, vec.r, vec.s, vec.f, vec.full, column.missing,
+            [node for node, _ in column.groups], [mask for _, mask in column.groups]]  # fmt: skip
 
 
-@given(
-    st.one_of(
-        st.lists(_ints, min_size=1, max_size=8),
-        st.lists(st.one_of(_reals, st.floats()), min_size=1, max_size=8),
-        st.lists(st.booleans(), min_size=1, max_size=8),
-        st.lists(st.one_of(_ints, _reals, st.booleans(), st.text(max_size=3)), max_size=8),
+_SHARED = parse("KeyboardIdle > 15 * 60 && LoadAvg < 0.3")
+
+
+def _dense_values() -> Any:
+    """A column's values as `Columns.column` reads them: one kind of plain value (or
+    several), some rows lacking it, or one stored expression object shared by the rows."""
+    from compiler.classad.columns import ABSENT
+
+    plain = st.one_of(
+        _ints, st.one_of(_reals, st.floats()), st.booleans(), st.text(max_size=3),
+        st.sampled_from(["Claimed", "claimed", "Owner", "a\0b", ""]),
+    )  # fmt: skip
+    same_type = plain.flatmap(
+        lambda v: st.lists(st.one_of(st.just(v), st.from_type(type(v)) if type(v) is not float
+                                     else st.floats()), min_size=1, max_size=8)
+    )  # fmt: skip
+    with_missing = same_type.flatmap(
+        lambda vs: st.lists(st.booleans(), min_size=len(vs), max_size=len(vs)).map(
+            lambda gone: [ABSENT if g else v for g, v in zip(gone, vs, strict=True)]
+        )
     )
-)
+    shared = st.integers(1, 6).flatmap(
+        lambda n: st.sampled_from([_SHARED, parse("7"), UNDEFINED, [1, 2]]).map(lambda v: [v] * n)
+    )
+    return st.one_of(same_type, with_missing, shared, st.lists(plain, max_size=8))
+
+
+@given(_dense_values())
 @settings(max_examples=EXAMPLES)
 @example([True, 1])  # equal, but a boolean and an integer
 @example([2**63])  # one past INT64_MAX: not an array integer
 @example([-0.0, math.nan])
+@example(["Claimed", "a\0b"])  # a NUL: not in a byte array
+@example([_SHARED, _SHARED, parse("KeyboardIdle > 15 * 60 && LoadAvg < 0.3")])  # equal, two objects
 def test_a_dense_column_is_the_column_built_row_by_row(values: list[Any]) -> None:
-    """`Column.dense` (whole arrays, when one plain type fills every row) against
-    `Column.build` (row by row): the same kinds and arrays, or no answer."""
-    from compiler.classad.columns import Column
+    """`Column.dense` (whole arrays) against `Column.build` (row by row): the same kinds,
+    arrays and expression groups whenever it answers, and it answers for one plain type
+    (with or without missing rows) and for one object in every row."""
+    from compiler.classad.columns import ABSENT, Column
 
     dense = Column.dense(values)
-    types = {type(v) for v in values}
-    one_plain = len(types) == 1 and types <= {int, float, bool}
-    in_range = all(INT64_MIN <= v <= INT64_MAX for v in values if type(v) is int)
-    assert (dense is not None) == (one_plain and in_range)
+    present = [v for v in values if v is not ABSENT]
+    types = {type(v) for v in present}
+    plain = (
+        len(types) == 1
+        and types <= {int, float, bool, str}
+        and all(INT64_MIN <= v <= INT64_MAX for v in present if type(v) is int)
+        and not any("\0" in v for v in present if type(v) is str)
+    )
+    one_object = (
+        bool(values) and len(present) == len(values) and all(v is values[0] for v in values)
+    )
+    if plain or one_object:
+        assert dense is not None
     if dense is None:
         return
-    built = Column.build(len(values), dict(enumerate(values)))
+    built = Column.build(len(values), {row: v for row, v in enumerate(values) if v is not ABSENT})
     for got, want in zip(_arrays(dense), _arrays(built), strict=True):
-        if isinstance(want, np.ndarray):
+        if isinstance(want, list):  # the groups' nodes (by identity) and masks
+            assert len(got) == len(want)
+            for a, b in zip(got, want, strict=True):
+                assert a is b if isinstance(b, ast.EXPR_TYPES) else np.array_equal(a, b)
+        elif isinstance(want, np.ndarray):
             assert got.dtype == want.dtype
             assert np.array_equal(got, want, equal_nan=want.dtype.kind == "f")
             if want.dtype.kind == "f":  # -0.0 kept

@@ -265,7 +265,12 @@ def _attr(ad: Mapping[str, Any], name: str) -> Any:
     """The value of attribute `name` of `ad` alone (a stored plain value as it is)."""
     if type(ad) is ClassAd:
         raw = ad.lowered().get(name.lower())
-        return UNDEFINED if raw is None else _stored_value(ad, name, raw)
+        if raw is None:
+            return UNDEFINED
+        t = type(raw)
+        if t is str or t is int or t is float or t is bool:  # `_stored_value`'s first case
+            return raw
+        return _stored_value(ad, name, raw)
     raw = ad.get(name)
     if raw is not None:  # spelled as asked (the usual case): no scan
         return _stored_value(ad, name, raw)

@@ -215,7 +215,7 @@ class Simulation:
             else:
                 self._reschedule(run.index or 0)
         self.jobs: list[SimJob] = []
-        self.idle = IdleJobs()
+        self.idle: IdleJobs[SimJob] = IdleJobs()
         self._counter = 0
         for index, stream in enumerate(pool.jobs):
             if stream.at <= 0:

@@ -10,7 +10,8 @@ of its stream. So nothing here walks a whole queue: each (submitter, stream) kee
 * the same jobs by ProcId (a sorted list: the first ones are those the negotiator takes
   first; the jobs of a stream have the same ad but for their ids and QDate).
 
-Jobs are compared by identity (a job is itself, not its fields).
+A job is found again by equality: SimJob compares by identity (a job is itself, not its
+fields), so two jobs with the same fields stay two.
 """
 
 from __future__ import annotations
@@ -20,22 +21,32 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
-if TYPE_CHECKING:
-    from runtime.simulate.engine import SimJob
 
+class QueuedJob(Protocol):
+    """What the queue reads of a job (`runtime.simulate.engine.SimJob`)."""
+
+    @property
+    def submitter(self) -> str: ...
+    @property
+    def stream(self) -> int: ...
+    @property
+    def proc(self) -> int: ...
+
+
+J = TypeVar("J", bound=QueuedJob)
 _PROC = attrgetter("proc")
 
 
 @dataclass(slots=True)
-class _Stream:
+class _Stream(Generic[J]):
     """The idle jobs of one stream of one submitter."""
 
-    queued: deque[SimJob] = field(default_factory=deque)  # queue order
-    by_proc: list[SimJob] = field(default_factory=list)  # ProcId order
+    queued: deque[J] = field(default_factory=deque)  # queue order
+    by_proc: list[J] = field(default_factory=list)  # ProcId order
 
-    def add(self, job: SimJob, front: bool) -> None:
+    def add(self, job: J, front: bool) -> None:
         if front:
             self.queued.appendleft(job)
         else:
@@ -45,7 +56,7 @@ class _Stream:
         else:
             insort(self.by_proc, job, key=_PROC)
 
-    def remove(self, job: SimJob) -> None:
+    def remove(self, job: J) -> None:
         self.queued.remove(job)  # near the front: the jobs taken are the first ones
         at = bisect_left(self.by_proc, job.proc, key=_PROC)
         while self.by_proc[at] is not job:  # equal ProcIds (a stream's ad may set it)
@@ -53,12 +64,12 @@ class _Stream:
         del self.by_proc[at]
 
 
-class IdleJobs:
+class IdleJobs(Generic[J]):
     """Every submitter's idle jobs (see the module docstring)."""
 
     def __init__(self) -> None:
         #: submitter -> stream index -> its idle jobs; a submitter stays known once seen
-        self._of: dict[str, dict[int, _Stream]] = {}
+        self._of: dict[str, dict[int, _Stream[J]]] = {}
         self._count: dict[str, int] = {}
 
     def submitters(self) -> list[str]:
@@ -72,37 +83,37 @@ class IdleJobs:
         """How many idle jobs `submitter` has."""
         return self._count.get(submitter, 0)
 
-    def add(self, job: SimJob, *, front: bool = False) -> None:
+    def add(self, job: J, *, front: bool = False) -> None:
         """`job` is idle: at the end of its stream's queue (a new job) or at its front
         (a job back from a slot)."""
         streams = self._of.setdefault(job.submitter, {})
         stream = streams.get(job.stream)
         if stream is None:
-            stream = streams[job.stream] = _Stream()
+            stream = streams[job.stream] = _Stream[J]()
         stream.add(job, front)
         self._count[job.submitter] = self._count.get(job.submitter, 0) + 1
 
-    def remove(self, job: SimJob) -> None:
+    def remove(self, job: J) -> None:
         """`job` is no longer idle (matched to a slot)."""
         self._of[job.submitter][job.stream].remove(job)
         self._count[job.submitter] -= 1
 
-    def next_of_stream(self, submitter: str, stream: int) -> SimJob | None:
+    def next_of_stream(self, submitter: str, stream: int) -> J | None:
         """The first idle job of `stream` in the submitter's queue, None when none is."""
         found = self._of.get(submitter, {}).get(stream)
         return found.queued[0] if found is not None and found.queued else None
 
-    def offered(self, submitter: str, limit: int) -> list[SimJob]:
+    def offered(self, submitter: str, limit: int) -> list[J]:
         """The idle jobs a cycle can use: of each stream the first `limit` by ProcId
         (`limit`: the number of slots; the negotiator never matches more, and takes a
         stream's jobs alike, first in the schedd's order, so the rest would only cost
         time), stream by stream. The negotiator puts them in the schedd's order."""
-        out: list[SimJob] = []
+        out: list[J] = []
         for index in sorted(self._of.get(submitter, {})):
             out += self._of[submitter][index].by_proc[:limit]
         return out
 
-    def __iter__(self) -> Iterator[SimJob]:
+    def __iter__(self) -> Iterator[J]:
         """Every idle job, submitter by submitter, stream by stream, in queue order."""
         for submitter in self.submitters():
             streams = self._of[submitter]

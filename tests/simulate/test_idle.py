@@ -55,7 +55,7 @@ _STEPS = st.lists(
 @example([("submit", 0, s % 3, 0) for s in range(9)] + [("take", 0, 0, 0), ("take", 0, 1, 0),
          ("back", 0, 0, 1), ("offer", 0, 0, 1), ("offer", 0, 0, 3)])  # fmt: skip
 def test_idle_jobs_behave_as_the_plain_queue(steps: list[tuple[str, int, int, int]]) -> None:
-    idle = IdleJobs()
+    idle: IdleJobs[SimJob] = IdleJobs()
     model: dict[str, list[SimJob]] = {}
     taken: list[SimJob] = []
     proc = 0
@@ -99,7 +99,7 @@ def test_equal_jobs_are_still_different_jobs() -> None:
     # two jobs with the same fields (a stream's ad may set its own ProcId): taking one
     # leaves the other, compared by identity
     one, two = _job(7, "alice@x", 0), _job(7, "alice@x", 0)
-    idle = IdleJobs()
+    idle: IdleJobs[SimJob] = IdleJobs()
     idle.add(one)
     idle.add(two)
     idle.remove(two)

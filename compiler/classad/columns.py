@@ -302,27 +302,21 @@ class Column:
         """`dense` of values of the one plain type `t` (ABSENT in the missing rows)."""
         n = len(values)
         absent = None
+        kind, zero = _PLAIN_TYPES[t]
         if missing:
             absent = np.fromiter((v is ABSENT for v in values), dtype=bool, count=n)
-            zero = _PLAIN_TYPES[t]
             values = [zero if v is ABSENT else v for v in values]
-        kinds = np.full(n, {int: INT, float: REAL, bool: BOOL, str: STR}[t], _KIND_DTYPE)
+        kinds = np.full(n, kind, _KIND_DTYPE)
         strs: Array | None = None
         folded: Array | None = None
         if t is str:
             texts: list[str | None] = list(values)
+            if any("\0" in x for x in set(texts)):  # type: ignore[operator]
+                return None  # not held by a byte array (`_scalar_kind`)
             if absent is not None:
                 texts = [None if gone else x for gone, x in zip(absent, texts, strict=True)]
-            folds: dict[str | None, bytes] = {None: b""}
-            for x in texts:
-                if x not in folds:
-                    assert x is not None
-                    if "\0" in x:  # not held by a byte array (`_scalar_kind`)
-                        return None
-                    folds[x] = ops.fold_case(x)
             ints, reals = np.zeros(n, np.int64), np.zeros(n, np.float64)
-            strs = np.array(texts, dtype=object)
-            folded = np.array([folds[x] for x in texts], dtype="S")
+            strs, folded = _string_arrays(texts)
         elif t is float:
             ints, reals = np.zeros(n, np.int64), np.array(values, dtype=np.float64)
         else:
@@ -394,12 +388,7 @@ class Column:
             groups.append((node, mask))
         s = f = None
         if strs is not None:
-            s = np.array(strs, dtype=object)
-            folds: dict[str | None, bytes] = {None: b""}  # slot ads repeat their strings
-            for x in strs:
-                if x is not None and x not in folds:
-                    folds[x] = ops.fold_case(x)
-            f = np.array([folds[x] for x in strs], dtype="S")
+            s, f = _string_arrays(strs)
         vec = _Vec(
             np.array(kinds, dtype=_KIND_DTYPE),
             np.array(ints, dtype=np.int64),
@@ -467,8 +456,22 @@ class _Absent:
 
 #: What `Columns.column` reads for a row that lacks the attribute.
 ABSENT: Final = _Absent()
-#: The plain value types a dense column holds, with the value a missing row's arrays hold.
-_PLAIN_TYPES: Final[dict[type, Value]] = {int: 0, float: 0.0, bool: False, str: ""}
+#: The plain value types a dense column holds: their kind, and the value a missing row's
+#: arrays hold.
+_PLAIN_TYPES: Final[dict[type, tuple[int, Value]]] = {
+    int: (INT, 0), float: (REAL, 0.0), bool: (BOOL, False), str: (STR, ""),
+}  # fmt: skip
+
+
+def _string_arrays(strs: Sequence[str | None]) -> tuple[Array, Array]:
+    """A string column's arrays: the strings as stored (None where a row has none) and
+    their case-folded bytes (b"" there), each distinct string folded once (slot ads
+    repeat their strings)."""
+    folds: dict[str | None, bytes] = {None: b""}
+    for x in strs:
+        if x not in folds:
+            folds[x] = ops.fold_case(x)  # type: ignore[arg-type]
+    return np.array(strs, dtype=object), np.array([folds[x] for x in strs], dtype="S")
 
 
 # ---- results ---------------------------------------------------------------------------

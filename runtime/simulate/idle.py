@@ -76,9 +76,6 @@ class IdleJobs(Generic[J]):
         """Every submitter that has ever had an idle job, sorted."""
         return sorted(self._of)
 
-    def __len__(self) -> int:
-        return sum(self._count.values())
-
     def count(self, submitter: str) -> int:
         """How many idle jobs `submitter` has."""
         return self._count.get(submitter, 0)

@@ -572,6 +572,29 @@ def ad_layout(
     return ad
 
 
+#: What `ad_layout` sets from the slot's record (besides the era's publish rules and
+#: the Requirements helpers, which it sets by pair): keep in step with it.
+_RECORD_ATTRIBUTES = frozenset(
+    name.lower()
+    for name in (
+        "EnteredCurrentState", "EnteredCurrentActivity", "LastBenchmark", "CurrentRank",
+        "Requirements", "RemoteOwner", "RemoteUser", "TotalClaimRunTime",
+        "TotalClaimSuspendTime", "JobStart", "TotalJobRunTime", "TotalJobSuspendTime",
+        "ImageSize", "MachineMaxVacateTime", "PreemptingUser",
+    )
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=16)
+def pair_names(spec: EraSpec) -> frozenset[str]:
+    """The lower-case names whose value in an `ad_layout` the record or the pair may
+    decide. Every other name has one value in every record and pair at one instant: a
+    sensor's reading, the clock, the slot's name, a published policy expression, or
+    undefined."""
+    by_pair = {rule.attribute.lower() for rule in spec.publish}
+    return _RECORD_ATTRIBUTES | by_pair | {name.lower() for name in REQUIREMENT_HELPERS}
+
+
 @functools.lru_cache(maxsize=64)
 def _sensor_markers(sensor_names: tuple[str, ...]) -> Mapping[str, Moving]:
     """A `Moving` marker for each sensor, made once per set of names (a slot ad is laid

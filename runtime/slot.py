@@ -693,7 +693,11 @@ class Slot:
                 ctx.tested = None
             if not passes:
                 return False
-            self.eval_ad()  # the ads the guards saw filled in (for the record and actions)
+            if tested or not self.ads.latch_alike():
+                # the ads the guards saw filled in (for the record and actions); with no
+                # guard seen, an ad nothing reads is not built (the actions that read the
+                # slot's ad build it), unless the CpuBusy latch could tell
+                self.eval_ad()
             ctx.last.clear()
             ctx.replay = iter(tested)
             try:

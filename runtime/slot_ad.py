@@ -57,6 +57,7 @@ from runtime.ads import (
     eval_context,
     machine_ad,
     moving_values,
+    pair_names,
     predicates,
     timed_predicates,
 )
@@ -300,6 +301,8 @@ class AdBuilder:
     analysed: dict[tuple[Any, ...], tuple[list[Any], bool, dict[str, tuple[str, ...]]]] = field(
         default_factory=dict
     )
+    #: `latch_alike`, once known (it depends on the policy and the sensors only)
+    alike: bool | None = None
 
     def invalidate(self) -> None:
         """Forget the cached ad (the record, the pair or a sensor changed)."""
@@ -361,6 +364,28 @@ class AdBuilder:
         self.live = live
         self.cache = (key, live.ad)
         return live.ad
+
+    def latch_alike(self) -> bool:
+        """Whether building the ad now moves the CpuBusy latch alike in every record and
+        pair, so that a build nothing reads may be left out: the sensors are scripted (a
+        measured reading is logged when read), and the policy has no CpuBusy expression
+        or it reads, following the published policy expressions, no name the record or
+        the pair decides (`runtime.ads.pair_names`)."""
+        if self.alike is None:
+            self.alike = self._latch_alike()
+        return self.alike
+
+    def _latch_alike(self) -> bool:
+        if not getattr(self.sensors, "scripted", False):
+            return False
+        name = self.spec.helpers.cpu_busy.expression
+        if name not in self.policy.exprs:
+            return True
+        source = self.policy.sources.get(name)
+        if source is None:
+            return False
+        found = reads(source, {n.lower(): expr for n, expr in self.published.items()})
+        return found is not None and found.isdisjoint(pair_names(self.spec))
 
     def cached(self, record: SlotState, pair: Pair, now: float) -> ClassAd | None:
         """The slot's ad for `record` in `pair` at `now` when `current` has it complete

@@ -12,7 +12,11 @@
 * a poll sees a sensor change and the clock moving, and an ad handed out earlier in
   the same instant never changes under its holder;
 * a slot asked about a trigger that cannot fire gives the same event log (every
-  record, in order) as one that always pulls the transitions machine.
+  record, in order) as one that always pulls the transitions machine;
+* a transition no guard asked about does not build the slot's ad when nothing reads it
+  and the CpuBusy latch moves alike in every pair (`AdBuilder.latch_alike`): the same
+  event log as a slot that always builds it; `runtime.ads.pair_names` holds every name
+  whose value in `ad_layout` a record or a pair can decide.
 
 The two scenario replays cost minutes over every scenario, so the default (README) run
 replays a deterministic sample (`SAMPLE`): every 7th scenario of the sorted list from
@@ -30,14 +34,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from compiler.classad import ClassAd, compile_expr, parse, unparse
 from compiler.classad.ast import EXPR_TYPES, AttrRef, Expr, Select, walk
 from compiler.config import load_config
 from compiler.policy import compile_policy
-from compiler.spec import Pair
+from compiler.spec import Pair, load_spec
 from compiler.table import StateTable
-from runtime.ads import eval_context
+from runtime.ads import SlotState, ad_layout, eval_context, pair_names
 from runtime.clock import SimClock
 from runtime.engine import Engine
 from runtime.sensors.fake import FakeSensors
@@ -359,3 +365,94 @@ def test_a_guard_the_analysis_cannot_read_gets_the_whole_refresh(text: str, part
         assert [r for r in _shown(ad) if r[0].lower() in names] == [
             r for r in _shown(fresh) if r[0].lower() in names
         ]
+
+
+@pytest.mark.parametrize("path", _scenarios())
+def test_leaving_out_an_ad_nothing_reads_gives_the_same_log(
+    path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    trace = load(path)
+    semantics = "manual" if trace.expected("manual") is not None else "code"
+    fast: list[dict[str, Any]] = []
+    run_trace(trace, semantics, listener=fast.append)
+    monkeypatch.setattr(AdBuilder, "latch_alike", lambda self: False)
+    slow: list[dict[str, Any]] = []
+    run_trace(trace, semantics, listener=slow.append)
+    assert fast == slow
+
+
+@pytest.mark.parametrize(
+    ("cpu_busy", "alike"),
+    [
+        ("(LoadAvg - CondorLoadAvg) >= 0.5", True),
+        ("Mips > 10 && LoadAvg >= BackgroundLoad", True),  # sensors, published knobs
+        ('State == "Claimed" && LoadAvg >= 0.5', False),
+        ("time() - EnteredCurrentActivity > 60 && LoadAvg >= 0.5", False),
+        ("RemoteUser =!= undefined && LoadAvg >= 0.5", False),
+        ('eval("LoadAvg") >= 0.5', False),  # a name the text does not show
+    ],
+)
+def test_the_latch_moves_alike_only_when_cpu_busy_reads_no_record_or_pair_name(
+    cpu_busy: str, alike: bool
+) -> None:
+    config = load_config(text=f"use POLICY : Desktop\nCpuBusy = {cpu_busy}\n")
+    table = compile_policy(config, era="htcondor-current", semantics="code")
+    clock = SimClock()
+    scripted = Slot(table, FakeSensors(start=clock.now()), clock)
+    assert scripted.ads.latch_alike() is alike
+
+
+def test_measured_sensors_always_build_the_ad() -> None:
+    """A measured reading is logged when read: leaving a build out would move the log."""
+
+    class Measured(FakeSensors):
+        scripted = False
+
+    config = load_config(text="use POLICY : Desktop\n")
+    table = compile_policy(config, era="htcondor-current", semantics="code")
+    clock = SimClock()
+    assert Slot(table, FakeSensors(start=clock.now()), clock).ads.latch_alike()
+    assert not Slot(table, Measured(start=clock.now()), clock).ads.latch_alike()
+
+
+_JOBS = st.none() | st.fixed_dictionaries(
+    {"Owner": st.sampled_from(["ann", "bob"])},
+    optional={"User": st.just("bob@pool"), "ImageSize": st.integers(1, 10**6)},
+)
+_RECORDS = st.builds(
+    SlotState,
+    entered_state=st.integers(0, 10**6).map(float),
+    entered_activity=st.integers(0, 10**6).map(float),
+    job=_JOBS,
+    preempting_job=_JOBS,
+    job_running=st.booleans(),
+    job_start=st.none() | st.integers(0, 10**6).map(float),
+    current_rank=st.integers(-5, 5).map(float),
+    last_benchmark=st.integers(0, 10**6).map(float),
+    requirements_hidden=st.booleans(),
+    pledged_vacate=st.none() | st.integers(0, 600).map(float),
+)
+
+
+@pytest.mark.parametrize("era", ERAS)
+@given(one=_RECORDS, other=_RECORDS)
+def test_pair_names_hold_every_name_a_record_or_pair_decides(
+    era: str, one: SlotState, other: SlotState
+) -> None:
+    spec = load_spec(era, "code")
+    published = {"Start": parse("KeyboardIdle > 900"), "Rank": parse("0")}
+    sensors = ("LoadAvg", "KeyboardIdle", "Memory")
+    varying = pair_names(spec)
+    layouts = [
+        ad_layout(record, p.pair, spec, sensors, published_policy=published)
+        for record in (one, other)
+        for p in spec.pairs
+    ]
+    first = {n.lower(): v for n, v in layouts[0].items() if n.lower() not in varying}
+    for layout in layouts[1:]:
+        steady = {n.lower(): v for n, v in layout.items() if n.lower() not in varying}
+        assert steady.keys() == first.keys()
+        for name, value in steady.items():
+            assert value is first[name] or (
+                type(value) is type(first[name]) and value == first[name]
+            )

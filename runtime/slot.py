@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -58,6 +58,7 @@ from runtime.ads import (
     apply_action,
     eval_context,
     policy_exprs,
+    replaced,
     retirement_remaining,
 )
 from runtime.clock import SimClock
@@ -513,7 +514,7 @@ class Slot:
         """A trace's `set_job:` step: change attributes of the running job's ad."""
         if self.record.job is None:
             raise SlotError("set_job: the slot has no job")
-        self.record = replace(self.record, job={**self.record.job, **values})
+        self.record = replaced(self.record, job={**self.record.job, **values})
         self._log({"kind": "set_job", "values": {k: jsonable(v) for k, v in values.items()}})
         self._invalidate()
 
@@ -674,7 +675,7 @@ class Slot:
     def _evaluate(self, ctx: _Context) -> bool:
         self.evaluations += 1
         if self.record.requirements_hidden:
-            self.record = replace(self.record, requirements_hidden=False)
+            self.record = replaced(self.record, requirements_hidden=False)
             self._invalidate()
         return any(self._fire(name, ctx) for name in self.engine.evaluation_pass(self.pair))
 

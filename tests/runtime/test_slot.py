@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from transitions import Machine
 
 from compiler.classad import evaluate
 from compiler.machine import GuardCondition, to_transitions, trigger_name
 from compiler.spec.ir import Action, Pair
-from runtime.ads import SlotState, account, retirement_remaining, totals
+from runtime.ads import SlotState, account, replaced, retirement_remaining, totals
 from runtime.clock import SimClock
 from runtime.eventlog import EventLog
 from runtime.sensors.fake import FakeSensors
@@ -317,3 +320,34 @@ def test_measured_sensor_changes_are_logged_scripted_ones_are_not(
     s.advance(200)
     loads = [r for r in records if r.get("kind") == "sensor" and r.get("name") == "LoadAvg"]
     assert (2.0 in [r["value"] for r in loads]) is logged
+
+
+def _field_values(name: str) -> st.SearchStrategy[object]:
+    """Values of the kind a SlotState field holds (by its default)."""
+    default = next(f.default for f in dataclasses.fields(SlotState) if f.name == name)
+    if isinstance(default, bool):
+        return st.booleans()
+    if isinstance(default, float):
+        return st.floats(allow_nan=False)
+    return st.none() | st.text(max_size=3) | st.dictionaries(st.text(max_size=2), st.integers())
+
+
+_CHANGES = st.sets(st.sampled_from([f.name for f in dataclasses.fields(SlotState)])).flatmap(
+    lambda names: st.fixed_dictionaries({name: _field_values(name) for name in sorted(names)})
+)
+
+
+@given(start=_CHANGES, changes=_CHANGES)
+def test_replaced_is_dataclasses_replace(
+    start: dict[str, object], changes: dict[str, object]
+) -> None:
+    state = SlotState(**start)  # type: ignore[arg-type]
+    new = replaced(state, **changes)
+    assert new == dataclasses.replace(state, **changes)
+    assert type(new) is SlotState and new is not state
+    assert state == SlotState(**start)  # type: ignore[arg-type]  # the old record stays
+
+
+def test_replaced_refuses_a_name_that_is_no_field() -> None:
+    with pytest.raises(TypeError, match="no field 'jobs'"):
+        replaced(SlotState(), jobs=None)

@@ -99,6 +99,8 @@ class _Live:
     pending: Mapping[str, Any] | None = None
     latch: tuple[Any, ...] = ()
     applied: list[tuple[tuple[int, ...], bool]] = field(default_factory=list)
+    #: `AdBuilder.steady`'s plans by the names asked (None: not provable)
+    steady: dict[tuple[str, ...], tuple[tuple[str, int], ...] | None] = field(default_factory=dict)
     plans: dict[tuple[int, int], tuple[Any, Any, tuple[tuple[int, ...], bool] | None]] = field(
         default_factory=dict
     )
@@ -386,6 +388,79 @@ class AdBuilder:
             return False
         found = reads(source, {n.lower(): expr for n, expr in self.published.items()})
         return found is not None and found.isdisjoint(pair_names(self.spec))
+
+    def steady(
+        self, record: SlotState, pair: Pair, now: float, names: tuple[str, ...]
+    ) -> tuple[ClassAd, tuple[Any, ...]] | None:
+        """The slot's last built ad, when building one now would change nothing in
+        `names` (nor in what they read, following the ad's expressions) and nothing the
+        builder keeps (the CpuBusy latch), with the values of the sensors they read (what
+        those names are a function of, besides the record and the pair); else None. So:
+        the ad is whole and of `record` and `pair`; the sensors are scripted (a measured
+        reading is logged when read); none of those names, nor what CpuBusy reads, moves
+        with the clock, is a predicate or a CpuBusy attribute, or is read through time(),
+        CurrentTime or random(); and each sensor among them reads now what it read when
+        the ad was built."""
+        live = self.live
+        if live is None or live.pending is not None or live.record is not record:
+            return None
+        if live.pair != pair:
+            return None
+        if names in live.steady:
+            plan = live.steady[names]
+        else:
+            plan = live.steady[names] = self._steady_plan(live, names)
+        if plan is None:
+            return None
+        reading = self.read_sensors(now)
+        if tuple(reading) != live.sensor_names:
+            return None
+        moved = live.moved
+        for sensor, index in plan:
+            was, value = moved[index][1], reading[sensor]
+            if was is not value and (type(was) is not type(value) or was != value):
+                return None
+        return live.ad, tuple(reading[sensor] for sensor, _ in plan)
+
+    def _steady_plan(
+        self, live: _Live, names: tuple[str, ...]
+    ) -> tuple[tuple[str, int], ...] | None:
+        """`steady`'s sensors to compare ((sensor, place in `live.moved`)), or None."""
+        if not getattr(self.sensors, "scripted", False):
+            return None
+        lowered = live.ad.lowered()
+        seen: set[str] = set()
+        calls: set[str] = set()
+        rule = self.spec.helpers.cpu_busy
+        exprs: list[Expr | None] = []
+        if rule.expression in self.policy.exprs:
+            exprs.append(self.policy.sources.get(rule.expression))
+            if exprs[0] is None:
+                return None
+        for name in names:
+            key = name.lower()
+            seen.add(key)
+            raw = lowered.get(key)
+            if type(raw) in _NODES:
+                exprs.append(raw)
+            elif raw is not None and type(raw) not in _PLAIN:
+                return None
+        for expr in exprs:
+            found = _reading(expr, lowered)
+            if found is None:
+                return None
+            seen |= found[0]
+            calls |= found[1]
+        if calls & {"time", "random"} or "currenttime" in seen:
+            return None
+        apart = {n.lower() for n, _ in (*live.moving, *live.named, *live.cpu)}
+        if not seen.isdisjoint(apart):
+            return None
+        return tuple(
+            (sensor, index)
+            for index, (attribute, sensor) in enumerate(live.read)
+            if attribute.lower() in seen
+        )
 
     def cached(self, record: SlotState, pair: Pair, now: float) -> ClassAd | None:
         """The slot's ad for `record` in `pair` at `now` when `current` has it complete

@@ -26,9 +26,14 @@ from runtime.pool.accountant import (
 )
 from runtime.pool.groups import QuotasError, group_tree, quota_report
 from runtime.pool.negotiate import (
+    SLOT_ALONE,
+    ClaimFacts,
     Cycle,
+    HeldSlot,
     SnapshotError,
     Submitter,
+    claim_facts,
+    claim_holder,
     cycle_facts,
     drive_match,
     job_keys,
@@ -37,14 +42,19 @@ from runtime.pool.negotiate import (
 )
 
 __all__ = [
+    "SLOT_ALONE",
+    "ClaimFacts",
     "Cycle",
     "FactorKnobs",
+    "HeldSlot",
     "History",
     "HistoryError",
     "Priorities",
     "QuotasError",
     "SnapshotError",
     "Submitter",
+    "claim_facts",
+    "claim_holder",
     "cycle_facts",
     "decay",
     "drive_match",

@@ -16,9 +16,9 @@ until the machines or the jobs run out. Facts per semantics: spec/pool.yaml `neg
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +29,7 @@ from compiler.classad import UNDEFINED, ClassAd
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from runtime.pool.groups import assigned_group
-from runtime.pool.matchlist import MatchRules, Pool
+from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES, MatchRules, Pool
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,9 @@ class _Slot:
     activity: Any = UNDEFINED
     #: the claim's holder as the matchmaker sees it (`matchlist.remote_user`)
     remote: str | None = None
+    #: False: counted (its claim, its weight) but proved out of every job's reach (a
+    #: `HeldSlot` the cycle ruled out); its ad is then empty
+    offered: bool = True
 
 
 @dataclass
@@ -291,6 +294,129 @@ def _stored_value(ad: Mapping[str, Any], key: str, raw: Any) -> Any:
     return _eval(key, ad, None)
 
 
+@dataclass(frozen=True, slots=True)
+class ClaimFacts:
+    """What a cycle reads of a slot alone to count it (`claim_facts`)."""
+
+    state: Any
+    #: the activity of a Claimed slot (UNDEFINED in any other state)
+    activity: Any
+    #: who is charged for the claim (AccountingGroup, else RemoteUser; None: unclaimed)
+    user: str | None
+    weight: float
+
+
+def claim_facts(ad: Mapping[str, Any]) -> ClaimFacts:
+    """The slot's state, claim holder and weight (SlotWeight, else Cpus), each read once."""
+    state = _attr(ad, "State")
+    user = None
+    if state in ("Claimed", "Preempting"):
+        for name in ("AccountingGroup", "RemoteUser"):
+            found = _attr(ad, name)
+            if isinstance(found, str):
+                user = found
+                break
+    weight = _number(_attr(ad, "SlotWeight"), math.nan)
+    if math.isnan(weight):
+        weight = _number(_attr(ad, "Cpus"), 1.0)
+    activity = _attr(ad, "Activity") if state == "Claimed" else UNDEFINED
+    return ClaimFacts(state, activity, user, max(weight, 0.0))
+
+
+def claim_holder(ad: Mapping[str, Any], prefix: str = "") -> str | None:
+    """The claim's holder as the matchmaker sees it: the first string of
+    REMOTE_USER_ATTRIBUTES (`prefix`: a sibling slot's, `slot<N>_`); None: unclaimed."""
+    for name in REMOTE_USER_ATTRIBUTES:
+        found = _attr(ad, prefix + name)
+        if isinstance(found, str):
+            return found
+    return None
+
+
+#: What a cycle reads of a claimed slot alone, besides matching it against jobs: its
+#: `claim_facts`, `claim_holder`, the ranks of `HeldSlot`, and two names that must be
+#: missing for `HeldSlot` (a PreemptingRank replaces CurrentRank; a SubmitterUserPrio
+#: of the slot would shadow the job's in PREEMPTION_REQUIREMENTS).
+SLOT_ALONE = (
+    "State", "Activity", "AccountingGroup", "RemoteUser", "SlotWeight", "Cpus",
+    *REMOTE_USER_ATTRIBUTES[:2], "Rank", "CurrentRank", "PreemptingRank", "SubmitterUserPrio",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class HeldSlot:
+    """A claimed slot handed to `negotiate_snapshot` by what the cycle reads of it alone
+    (SLOT_ALONE), so that a cycle that proves no job can take it this time does without
+    its ad: the simulator's slots that only the clock moved since their ad was last built
+    (runtime.simulate). The caller vouches that these are the values the ad `ad()` gives
+    now, that `rank` (MY.Rank) reads nothing, and that the ad has no PreemptingRank and
+    no SubmitterUserPrio.
+
+    Ruled out (`_may_be_taken`): preemption not considered; or no RANK preemption (MY.Rank
+    > MY.CurrentRank is not TRUE) and, for every submitter of the cycle, no priority
+    preemption (it holds the claim; or, where the semantics asks it, its EUP is not the
+    better; or MY.Rank >= MY.CurrentRank is not TRUE; or PREEMPTION_REQUIREMENTS, when it
+    reads RemoteUserPrio and SubmitterUserPrio only, is not TRUE for the two)."""
+
+    facts: ClaimFacts
+    holder: str | None
+    rank: Any
+    current_rank: Any
+    ad: Callable[[], Mapping[str, Any]]
+
+
+def _parsed(text: str) -> Any:
+    from compiler.classad import parse
+
+    return parse(text)
+
+
+#: `Pool.match_list`'s two rank tests of a claimed slot (RANK preemption; priority
+#: preemption's condition), asked of a held slot's two ranks alone
+_RANK_PREEMPTS = _parsed("MY.Rank > MY.CurrentRank")
+_RANK_ALLOWS = _parsed("MY.Rank >= MY.CurrentRank")
+
+#: Builtins of PREEMPTION_REQUIREMENTS that `_priority_test` may evaluate apart (no
+#: clock, no chance, no attribute named by a value).
+_STEADY_CALLS = frozenset(
+    ["ifthenelse", "isundefined", "iserror", "isreal", "isinteger", "isboolean", "isstring",
+     "int", "real", "floor", "ceiling", "round", "abs", "min", "max", "pow"]
+)  # fmt: skip
+
+
+@lru_cache(maxsize=32)
+def _priority_test(text: str) -> Callable[[float, float], bool] | None:
+    """PREEMPTION_REQUIREMENTS as a test of (the slot's RemoteUserPrio, the job's
+    SubmitterUserPrio) when it reads these two and nothing else (MY.RemoteUserPrio or
+    unscoped; TARGET.SubmitterUserPrio or unscoped: the slot has none, `HeldSlot`), else
+    None."""
+    from compiler.classad import evaluate, parse
+
+    expr = parse(text)
+    for node in A.walk(expr):
+        if isinstance(node, A.AttrRef):
+            if node.key == "remoteuserprio" and node.scope in (None, "MY"):
+                continue
+            if node.key == "submitteruserprio" and node.scope in (None, "TARGET"):
+                continue
+            return None
+        if isinstance(node, A.Call) and node.key not in _STEADY_CALLS:
+            return None
+        if isinstance(node, A.Select | A.Subscript | A.ListExpr | A.RecordExpr):
+            return None
+
+    def test(remote: float, submitter: float) -> bool:
+        my = ClassAd({"RemoteUserPrio": remote})
+        return evaluate(expr, my, ClassAd({"SubmitterUserPrio": submitter})) is True
+
+    return test
+
+
+def _remote_prio(eup: float, rules: RulesFacts) -> float:
+    """RemoteUserPrio as the negotiator publishes it (`(float) GetPriority` in the code)."""
+    return float(np.float32(eup)) if rules.remote_prio_float32 else eup
+
+
 def negotiate_snapshot(
     document: Any,
     *,
@@ -335,31 +461,27 @@ def negotiate_snapshot(
 
     memo: dict[str, Any] = {}
     slots: list[_Slot] = []
+    held: list[tuple[int, HeldSlot]] = []  # (row, slot): ruled out or given its ad below
+    out_of_reach = ClassAd()  # the ad of every slot ruled out (read by no one)
     for index, raw in enumerate(document.get("machines") or []):
         where = f"machines[{index}]"
         if not isinstance(raw, Mapping) or "name" not in raw:
             raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
+        lazy = raw.get("_held")
+        if isinstance(lazy, HeldSlot):
+            claim = lazy.facts
+            held.append((len(slots), lazy))
+            slots.append(
+                _Slot(str(raw["name"]), out_of_reach, claim.weight, claim.user, claim.state,
+                      claim.activity, offered=False)
+            )  # fmt: skip
+            continue
         ad = (
-            (raw["ad"].copy() if type(raw["ad"]) is ClassAd else dict(raw["ad"]))
+            _own(raw["ad"])
             if raw.get("_parsed")
             else _ad(raw.get("ad") or {}, f"{where}.ad", file, memo)
         )
-        # each attribute the cycle reads of a slot alone, read once
-        state = _attr(ad, "State")
-        user = None
-        if state in ("Claimed", "Preempting"):
-            for name in ("AccountingGroup", "RemoteUser"):
-                found = _attr(ad, name)
-                if isinstance(found, str):
-                    user = found
-                    break
-        weight = _number(_attr(ad, "SlotWeight"), math.nan)
-        if math.isnan(weight):
-            weight = _number(_attr(ad, "Cpus"), 1.0)
-        slot = _Slot(str(raw["name"]), ad, max(weight, 0.0), user, state)
-        if state == "Claimed":
-            slot.activity = _attr(ad, "Activity")
-        slots.append(slot)
+        slots.append(_counted(str(raw["name"]), ad))
 
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
@@ -404,6 +526,13 @@ def negotiate_snapshot(
         accountant.initial_rup, accountant.default_prio_factor, accountant
     )
 
+    if held:  # the held slots no job can take stay out of reach, the others get their ads
+        test = _priority_test(preemption_req) if consider else None
+        reach = _Reach(consider, rules, eup_of, default_eup, submitters, test)
+        for row, lazy in held:
+            if explain or reach(lazy):
+                slots[row] = _counted(slots[row].name, _own(lazy.ad()))
+
     usage = dict.fromkeys(eup_of, 0.0)
     for slot in slots:
         if slot.user is not None and slot.user in usage:
@@ -415,6 +544,8 @@ def negotiate_snapshot(
     )
 
     def eligible(slot: _Slot) -> bool:
+        if not slot.offered:
+            return False
         state = slot.state
         if state in ("Claimed", "Preempting") and not consider:
             return False
@@ -658,6 +789,77 @@ def negotiate_snapshot(
     )  # fmt: skip
 
 
+def _own(ad: Mapping[str, Any]) -> dict[str, Any] | ClassAd:
+    """The cycle's own copy of a caller's parsed ad (the cycle writes into it)."""
+    return ad.copy() if type(ad) is ClassAd else dict(ad)
+
+
+def _counted(name: str, ad: dict[str, Any] | ClassAd) -> _Slot:
+    facts = claim_facts(ad)
+    return _Slot(name, ad, facts.weight, facts.user, facts.state, facts.activity)
+
+
+@dataclass
+class _Reach:
+    """Whether a job of this cycle might take a held slot (`HeldSlot`; the reasons of
+    `Pool.match_list`, asked without the slot's ad): False only when proved. The answers
+    are kept for the cycle, by the slot's two ranks and by the claim's holder (a pool's
+    slots share a few of each)."""
+
+    consider: bool
+    rules: RulesFacts
+    eup_of: Mapping[str, float]
+    default_eup: float
+    submitters: Sequence[Submitter]
+    priority_test: Callable[[float, float], bool] | None
+    ranks: dict[tuple[Any, Any], tuple[bool, bool]] = field(default_factory=dict)
+    holders: dict[str, bool] = field(default_factory=dict)
+
+    def __call__(self, held: HeldSlot) -> bool:
+        if held.facts.state not in ("Claimed", "Preempting"):
+            return True
+        if not self.consider:
+            return False  # `eligible` keeps no claimed slot
+        if held.holder is None:
+            return True  # the matchmaker would see it unclaimed
+        key = (held.rank, held.current_rank)
+        if key not in self.ranks:
+            self.ranks[key] = self._rank_tests(held)
+        preempts, allows = self.ranks[key]
+        if preempts:
+            return True
+        if not allows:
+            return False
+        if held.holder not in self.holders:
+            self.holders[held.holder] = self._priority_preempts(held.holder)
+        return self.holders[held.holder]
+
+    @staticmethod
+    def _rank_tests(held: HeldSlot) -> tuple[bool, bool]:
+        """(RANK preemption, priority preemption's rank condition) of the two ranks."""
+        from compiler.classad import evaluate
+
+        given = (("Rank", held.rank), ("CurrentRank", held.current_rank))
+        ranks = ClassAd({name: value for name, value in given if value is not None})
+        return (
+            evaluate(_RANK_PREEMPTS, ranks, None) is True,
+            evaluate(_RANK_ALLOWS, ranks, None) is True,
+        )
+
+    def _priority_preempts(self, holder: str) -> bool:
+        """Whether a submitter of the cycle may preempt `holder`'s claim by priority."""
+        remote_eup = self.eup_of.get(holder, self.default_eup)
+        for sub in self.submitters:
+            if sub.name == holder:
+                continue
+            if self.rules.priority_needs_better_eup and not sub.eup < remote_eup:
+                continue
+            test = self.priority_test
+            if test is None or test(_remote_prio(remote_eup, self.rules), sub.eup):
+                return True
+        return False
+
+
 def _add_remote_user_prios(
     ad: dict[str, Any] | ClassAd,
     prefix: str,
@@ -673,18 +875,10 @@ def _add_remote_user_prios(
     group, the group's usage and quota (pool.md 3.8, 2.8). The usage figures are those
     at the start of the cycle (the daemon's `ResourcesInUseByUser(...)` is re-evaluated
     when read). Returns the claim's holder (None: unclaimed)."""
-    from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES
-
-    user = None
-    for name in REMOTE_USER_ATTRIBUTES:
-        found = _attr(ad, prefix + name)
-        if isinstance(found, str):
-            user = found
-            break
+    user = claim_holder(ad, prefix)
     if user is None:
         return None
-    prio = eup_of.get(user, default_eup)
-    ad[prefix + "RemoteUserPrio"] = float(np.float32(prio)) if rules.remote_prio_float32 else prio
+    ad[prefix + "RemoteUserPrio"] = _remote_prio(eup_of.get(user, default_eup), rules)
     ad[prefix + "RemoteUserResourcesInUse"] = resources_in_use(user)
     info = group_info(user)
     if info is not None:

@@ -70,3 +70,78 @@ def test_parsed_ads_with_their_keys_give_the_cycle_of_the_text(claimed: float) -
     assert fast["unmatched"] == text["unmatched"] and text["why_unmatched"]
     assert fast["why_unmatched"] == {}
     assert [sorted(j["ad"]) for s in given["submitters"] for j in s["jobs"]] == before
+
+
+#: PREEMPTION_REQUIREMENTS a held slot is ruled out under, or not: the 20 % rule (read
+#: apart), never, always, and one the cycle cannot read apart (it must build the ads)
+HELD_CONFIGS = (
+    CONFIG,
+    "PREEMPTION_REQUIREMENTS = False\n",
+    "PREEMPTION_REQUIREMENTS = True\n",
+    "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 1\n",
+    CONFIG + "NEGOTIATOR_CONSIDER_PREEMPTION = False\n",
+)
+
+
+def _held_cycle(document: dict[str, Any], semantics: str) -> tuple[dict[str, Any], int, int]:
+    """The cycle of `document` with its claimed slots of a constant Rank held
+    (`HeldSlot`), how many were held and how many of them had their ads asked for."""
+    from compiler.classad import parse
+    from runtime.pool import HeldSlot, claim_facts, claim_holder
+
+    asked: list[str] = []
+    machines = []
+    for m in document["machines"]:
+        ad = {k: parse(v) if isinstance(v, str) else v for k, v in m["ad"].items()}
+        if "RemoteUser" not in ad or m["ad"]["Rank"] != "0":
+            machines.append({"name": m["name"], "ad": ad, "_parsed": True})
+            continue
+
+        def built(ad: dict[str, Any] = ad, name: str = m["name"]) -> dict[str, Any]:
+            asked.append(name)
+            return ad
+
+        held = HeldSlot(claim_facts(ad), claim_holder(ad), 0, ad["CurrentRank"], built)
+        machines.append({"name": m["name"], "_held": held})
+    given = {**document, "machines": machines}
+    cycle = negotiate_snapshot(given, semantics=semantics, explain=False).to_json()
+    return cycle, sum("_held" in m for m in machines), len(asked)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    claimed=st.sampled_from([0.3, 0.9]),
+    config=st.sampled_from(HELD_CONFIGS),
+)
+@settings(max_examples=examples(10), deadline=None)
+@example(seed=3, claimed=0.9, config=CONFIG)
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+def test_held_slots_give_the_cycle_of_their_ads(
+    semantics: str, seed: int, claimed: float, config: str
+) -> None:
+    """Claimed slots handed over by what the cycle reads of them alone (the simulator's
+    way, `HeldSlot`) give the cycle of their whole ads: the same matches, reasons and
+    unmatched jobs, whichever slots the cycle rules out."""
+    document = generated_snapshot(
+        48, 240, submitters=5, autoclusters=12, claimed=claimed, seed=seed, config=config
+    )
+    whole = negotiate_snapshot(document, semantics=semantics, explain=False).to_json()
+    cycle, held, _ = _held_cycle(document, semantics)
+    assert held > 0
+    assert cycle == whole
+
+
+@pytest.mark.parametrize(
+    ("config", "ruled_out"),
+    [("PREEMPTION_REQUIREMENTS = False\n", True), ("PREEMPTION_REQUIREMENTS = True\n", False),
+     (CONFIG + "NEGOTIATOR_CONSIDER_PREEMPTION = False\n", True)],
+)  # fmt: skip
+def test_a_held_slot_no_job_can_take_is_not_built(config: str, ruled_out: bool) -> None:
+    """Without priority preemption (and with RANK 0 = CurrentRank no RANK preemption) no
+    job can take a claimed slot: the cycle asks for none of their ads; with it, every
+    slot a better submitter could take is built."""
+    document = generated_snapshot(48, 240, submitters=5, autoclusters=12, claimed=0.9, seed=5,
+                                  config=config)  # fmt: skip
+    _, held, asked = _held_cycle(document, "code")
+    assert held > 20
+    assert (asked == 0) is ruled_out

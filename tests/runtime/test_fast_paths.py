@@ -13,6 +13,8 @@
   the same instant never changes under its holder;
 * a slot asked about a trigger that cannot fire gives the same event log (every
   record, in order) as one that always pulls the transitions machine;
+* `AdBuilder.steady` gives the slot's last built ad only while what the asked names and
+  CpuBusy read has not moved: the record, the pair, the sensors they read;
 * a transition no guard asked about does not build the slot's ad when nothing reads it
   and the CpuBusy latch moves alike in every pair (`AdBuilder.latch_alike`): the same
   event log as a slot that always builds it; `runtime.ads.pair_names` holds every name
@@ -43,7 +45,7 @@ from compiler.config import load_config
 from compiler.policy import compile_policy
 from compiler.spec import Pair, load_spec
 from compiler.table import StateTable
-from runtime.ads import SlotState, ad_layout, eval_context, pair_names
+from runtime.ads import SlotState, ad_layout, eval_context, pair_names, replaced
 from runtime.clock import SimClock
 from runtime.engine import Engine
 from runtime.sensors.fake import FakeSensors
@@ -456,3 +458,51 @@ def test_pair_names_hold_every_name_a_record_or_pair_decides(
             assert value is first[name] or (
                 type(value) is type(first[name]) and value == first[name]
             )
+
+
+def test_the_last_ad_is_steady_while_what_it_reads_stays() -> None:
+    """`AdBuilder.steady` (the simulator's held slots): a later instant where only the
+    clock and a sensor no asked name reads moved gives the last ad and the values of the
+    sensors read; a moved sensor CpuBusy reads, a sensor an asked name reads, or a new
+    record gives None."""
+    from runtime.pool import SLOT_ALONE
+
+    config = load_config(text="use POLICY : Desktop\n")
+    table = compile_policy(config, era="htcondor-current", semantics="code")
+    clock = SimClock()
+    sensors = FakeSensors(start=clock.now())
+    sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2, "Cpus": 1}, clock.now())
+    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100}, polling="explicit")
+    slot.start()
+    slot.send("benchmarks_done")
+    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
+        clock.advance_to(t)
+        slot.send(event)
+    clock.advance_to(20)
+    slot.poll()
+    ad = slot.eval_ad()
+    builder = slot.ads
+
+    def steady() -> Any:
+        return builder.steady(slot.record, slot.pair, clock.now(), SLOT_ALONE)
+
+    clock.advance_to(300)
+    slot.set_sensors({"KeyboardIdle": 3900})
+    found = steady()
+    assert found is not None and found[0] is ad
+    # the values of the sensors the names and CpuBusy read: Cpus, LoadAvg, CondorLoadAvg
+    assert sorted(found[1]) == [0.0, 0.2, 1]
+    slot.set_sensors({"LoadAvg": 0.9})  # CpuBusy reads it
+    assert steady() is None
+    slot.set_sensors({"LoadAvg": 0.2})
+    assert steady() is not None
+    slot.set_sensors({"Cpus": 2})  # the slot's weight
+    assert steady() is None
+    slot.set_sensors({"Cpus": 1})
+    assert steady() is not None
+    clock.advance_to(310)
+    slot.send("job_exit")  # a new record and pair: the ad the new pair's pass built
+    found = steady()
+    assert found is not None and found[0]["Activity"] == "Idle"
+    slot.record = replaced(slot.record, current_rank=1.0)  # a record no ad was built for
+    assert steady() is None

@@ -259,7 +259,8 @@ def _owner(start: int, end: int, sessions: int, minutes: int, load: float) -> di
 
 
 @given(seed=st.integers(0, 10_000), owner=OWNERS, policy=POLICIES,
-       run=st.sampled_from([5, 30, 120]), preempt=st.booleans())  # fmt: skip
+       run=st.sampled_from([5, 30, 120]),
+       preempt=st.sampled_from([True, False, "RemoteUserPrio > SubmitterUserPrio * 1.2"]))  # fmt: skip
 @settings(max_examples=examples(8), deadline=None)
 # skipped evaluations moved the polling timer before a job exit the slot did not know of
 @example(
@@ -279,12 +280,13 @@ def _owner(start: int, end: int, sessions: int, minutes: int, load: float) -> di
     preempt=True,
 )
 def test_skipping_quiet_stretches_changes_nothing(
-    seed: int, owner: dict[str, Any], policy: str, run: int, preempt: bool
+    seed: int, owner: dict[str, Any], policy: str, run: int, preempt: bool | str
 ) -> None:
     """Random small pools (owners typing at random, jobs of two users, a policy of the
     manual's) simulated twice: evaluating every pass (the startd's stepping) and skipping
     the stretches runtime.simulate.horizon proves quiet: the same transitions at the same
-    times."""
+    times. The stepping also builds every slot's ad for every negotiation cycle, where
+    the event-driven engine hands over the claimed slots it can as held (`_held`)."""
     doc = {
         "hours": 8, "seed": seed,
         "machines": [{"name": "m", "count": 3, "startd": policy, "owner": owner}],
@@ -419,3 +421,37 @@ def test_the_collector_thresholds_are_the_simulations_only_while_it_runs() -> No
     assert gc.get_threshold() == before
     sim.run(3600)
     assert gc.get_threshold() == before
+
+
+def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every slot the engine hands a cycle as held (`Simulation._held`, from
+    `AdBuilder.steady`) has the claim facts, holder and ranks its ad built at that
+    instant has, and building that ad does not move the CpuBusy latch: owners typing
+    and loading the desktops now and then, jobs starting and ending."""
+    from compiler.classad import evaluate_attribute
+    from runtime.pool import claim_facts, claim_holder
+
+    checked: list[str] = []
+    original = Simulation._held
+
+    def held(self: Simulation, run: Any) -> Any:
+        found = original(self, run)
+        if found is not None:
+            latch = run.slot.ads.cpu_busy
+            ad = self._ad_now(run)
+            assert run.slot.ads.cpu_busy == latch
+            assert found.facts == claim_facts(ad)
+            assert found.holder == claim_holder(ad)
+            ranks = (evaluate_attribute(ad, "Rank"), evaluate_attribute(ad, "CurrentRank"))
+            assert (found.rank, found.current_rank) == ranks
+            checked.append(run.name)
+        return found
+
+    monkeypatch.setattr(Simulation, "_held", held)
+    owner = _owner(0, 24, 12, 20, 1.0)
+    pool = _pool([{"name": "desk", "count": 6, "startd": "use POLICY : Desktop\n", "owner": owner}],
+                 [{"user": "ann@x", "count": 8, "run_minutes": {"mean": 40}},
+                  {"user": "bob@x", "rate_per_hour": 6, "run_minutes": {"mean": 20}}],
+                 config="PREEMPTION_REQUIREMENTS = False\n", hours=12)  # fmt: skip
+    _run(pool)
+    assert len(checked) > 200

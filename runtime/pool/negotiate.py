@@ -169,9 +169,6 @@ class _Slot:
     activity: Any = UNDEFINED
     #: the claim's holder as the matchmaker sees it (`matchlist.remote_user`)
     remote: str | None = None
-    #: False: counted (its claim, its weight) but proved out of every job's reach (a
-    #: `HeldSlot` the cycle ruled out); its ad is then empty
-    offered: bool = True
 
 
 @dataclass
@@ -356,7 +353,10 @@ class HeldSlot:
     > MY.CurrentRank is not TRUE) and, for every submitter of the cycle, no priority
     preemption (it holds the claim; or, where the semantics asks it, its EUP is not the
     better; or MY.Rank >= MY.CurrentRank is not TRUE; or PREEMPTION_REQUIREMENTS, when it
-    reads RemoteUserPrio and SubmitterUserPrio only, is not TRUE for the two)."""
+    reads RemoteUserPrio and SubmitterUserPrio only, is not TRUE for the two). A slot
+    ruled out is counted (its claim's usage, its weight in the pie and the group
+    allocations) and is no row of the match lists: the `Cycle`'s machine ads are the
+    others'. With `explain` every held slot gets its ad (the analysis reads them all)."""
 
     facts: ClaimFacts
     holder: str | None
@@ -460,28 +460,23 @@ def negotiate_snapshot(
     preemption_rank = knob("PREEMPTION_RANK", None)
 
     memo: dict[str, Any] = {}
-    slots: list[_Slot] = []
-    held: list[tuple[int, HeldSlot]] = []  # (row, slot): ruled out or given its ad below
-    out_of_reach = ClassAd()  # the ad of every slot ruled out (read by no one)
+    # the slots in order; a held one (`HeldSlot`) is ruled out or given its ad below
+    entries: list[_Slot | tuple[str, HeldSlot]] = []
     for index, raw in enumerate(document.get("machines") or []):
-        where = f"machines[{index}]"
-        if not isinstance(raw, Mapping) or "name" not in raw:
-            raise SnapshotError(f"{where} must be a mapping with 'name' and 'ad'", file=file)
+        if (type(raw) is not dict and not isinstance(raw, Mapping)) or "name" not in raw:
+            raise SnapshotError(
+                f"machines[{index}] must be a mapping with 'name' and 'ad'", file=file
+            )
         lazy = raw.get("_held")
-        if isinstance(lazy, HeldSlot):
-            claim = lazy.facts
-            held.append((len(slots), lazy))
-            slots.append(
-                _Slot(str(raw["name"]), out_of_reach, claim.weight, claim.user, claim.state,
-                      claim.activity, offered=False)
-            )  # fmt: skip
+        if type(lazy) is HeldSlot:
+            entries.append((str(raw["name"]), lazy))
             continue
         ad = (
             _own(raw["ad"])
             if raw.get("_parsed")
-            else _ad(raw.get("ad") or {}, f"{where}.ad", file, memo)
+            else _ad(raw.get("ad") or {}, f"machines[{index}].ad", file, memo)
         )
-        slots.append(_counted(str(raw["name"]), ad))
+        entries.append(_counted(str(raw["name"]), ad))
 
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
@@ -526,26 +521,36 @@ def negotiate_snapshot(
         accountant.initial_rup, accountant.default_prio_factor, accountant
     )
 
-    if held:  # the held slots no job can take stay out of reach, the others get their ads
-        test = _priority_test(preemption_req) if consider else None
-        reach = _Reach(consider, rules, eup_of, default_eup, submitters, test)
-        for row, lazy in held:
-            if explain or reach(lazy):
-                slots[row] = _counted(slots[row].name, _own(lazy.ad()))
+    # the slots a job may get, in order (the match lists' rows), and the held slots the
+    # cycle proves no job can take: counted (their claims, their weight), in no row
+    slots: list[_Slot] = []
+    counted: list[ClaimFacts] = []
+    reach = _Reach(consider, rules, eup_of, default_eup, submitters,
+                   _priority_test(preemption_req) if consider else None)  # fmt: skip
+    for entry in entries:
+        if isinstance(entry, _Slot):
+            slots.append(entry)
+            continue
+        name, lazy = entry
+        if explain or reach(lazy):
+            slots.append(_counted(name, _own(lazy.ad())))
+        else:
+            counted.append(lazy.facts)
 
+    # every slot's (claim holder, weight), the counted ones too
+    tally = [(s.user, s.weight) for s in slots]
+    tally += [(c.user, c.weight) for c in counted]
     usage = dict.fromkeys(eup_of, 0.0)
-    for slot in slots:
-        if slot.user is not None and slot.user in usage:
-            usage[slot.user] += slot.weight
+    for user, weight in tally:
+        if user is not None and user in usage:
+            usage[user] += weight
     pool = (
-        sum(s.weight for s in slots)
+        sum(weight for _, weight in tally)
         if pie_facts.pie_of_all_slots
-        else sum(s.weight for s in slots if s.user is None)
+        else sum(weight for user, weight in tally if user is None)
     )
 
     def eligible(slot: _Slot) -> bool:
-        if not slot.offered:
-            return False
         state = slot.state
         if state in ("Claimed", "Preempting") and not consider:
             return False
@@ -563,7 +568,8 @@ def negotiate_snapshot(
     members_of: dict[str, list[Submitter]] = {}
     allocation = None
     if group_names:
-        allocation = _allocation(config, order, remaining, usage, slots, semantics)
+        total = sum(weight for _, weight in tally)
+        allocation = _allocation(config, order, remaining, usage, total, semantics)
         first_round = allocation.plan()
         groups = allocation.report()
         members_of = {g: [] for g in groups}
@@ -572,10 +578,10 @@ def negotiate_snapshot(
     # what a claim holder uses now: weighted (D14, the code) and in slots (the seed)
     in_use: dict[str, float] = {}
     claims: dict[str, int] = {}
-    for slot in slots:
-        if slot.user is not None:
-            in_use[slot.user] = in_use.get(slot.user, 0.0) + slot.weight
-            claims[slot.user] = claims.get(slot.user, 0) + 1
+    for user, weight in tally:
+        if user is not None:
+            in_use[user] = in_use.get(user, 0.0) + weight
+            claims[user] = claims.get(user, 0) + 1
 
     def resources_in_use(user: str) -> float | int:
         """`...ResourcesInUse` of `user` (D14): weighted in the code, slots in the seed."""
@@ -911,12 +917,12 @@ def _allocation(
     order: Sequence[Submitter],
     remaining: Mapping[str, Sequence[_Job]],
     usage: Mapping[str, float],
-    slots: Sequence[_Slot],
+    total: float,
     semantics: str,
 ) -> Any:
     """The groups' allocation rounds for this cycle (runtime.pool.groups.Allocation): the
-    pool is every slot's weight, a group's demand its submitters' usage plus idle jobs,
-    its usage theirs (reference 2.2)."""
+    pool is every slot's weight (`total`), a group's demand its submitters' usage plus
+    idle jobs, its usage theirs (reference 2.2)."""
     from runtime.pool.groups import Allocation, group_tree
 
     tree = [g.name for g in group_tree(config).walk()]
@@ -926,7 +932,6 @@ def _allocation(
         group = assigned_group(sub.name, tree).lower()
         demand[group] = demand.get(group, 0.0) + usage[sub.name] + len(remaining[sub.name])
         used[group] = used.get(group, 0.0) + usage[sub.name]
-    total = sum(s.weight for s in slots)
     return Allocation(config, total, demand, used, semantics=semantics)
 
 

@@ -582,8 +582,9 @@ class Simulation:
         # (no slot has anything due before now: every wake-up before now has been
         # handled, and the passes skipped are proved quiet; a slot is brought to now
         # when its ad is asked for, `_ad_now`)
-        self._update_priorities()
-        self._sample()
+        states, usage = self._census()
+        self._update_priorities(usage)
+        self._sample(states, usage)
         document, jobs = self._snapshot()
         if not document["submitters"]:
             return
@@ -617,21 +618,25 @@ class Simulation:
         run.pending = job
         self._maybe_activate(index)
 
-    def _usage(self) -> dict[str, float]:
+    def _census(self) -> tuple[dict[str, int], dict[str, float]]:
+        """The slots now, counted in one pass: by "State/Activity", and the claimed
+        ones by their claim's user (the usage the accountant charges)."""
+        by_pair: dict[Any, int] = {}
         usage: dict[str, float] = {}
         for run in self.slots:
-            if run.slot.pair.state in ("Claimed", "Preempting") and run.claim_user:
+            pair = run.slot.pair
+            by_pair[pair] = by_pair.get(pair, 0) + 1
+            if pair.state in ("Claimed", "Preempting") and run.claim_user:
                 usage[run.claim_user] = usage.get(run.claim_user, 0.0) + 1.0
-        return usage
+        return {f"{p.state}/{p.activity}": n for p, n in by_pair.items()}, usage
 
-    def _update_priorities(self) -> None:
+    def _update_priorities(self, usage: Mapping[str, float]) -> None:
         """`Accountant::UpdatePriorities`: every known submitter's RUP decays towards the
-        slots it holds now, over the time since the last update."""
+        slots it holds now (`usage`), over the time since the last update."""
         from runtime.pool import decay
 
         dt = self.now - self.last_update
         self.last_update = self.now
-        usage = self._usage()
         for user in set(self.rup) | set(usage) | set(self.idle.submitters()):
             self.rup.setdefault(user, self.known.initial_rup)
             if dt > 0:
@@ -724,12 +729,8 @@ class Simulation:
         return HeldSlot(claim_facts(ad), claim_holder(ad), rank, current_rank,
                         lambda: self._ad_now(run))  # fmt: skip
 
-    def _sample(self) -> None:
-        states: dict[str, int] = {}
-        for run in self.slots:
-            key = "/".join(run.slot.pair_tuple())
-            states[key] = states.get(key, 0) + 1
-        usage = self._usage()
+    def _sample(self, states: dict[str, int], usage: dict[str, float]) -> None:
+        """What the plots and metrics are made of, at a negotiation cycle (`_census`)."""
         users = self.idle.submitters()
         eups = {u: self.priority(u)[1] for u in sorted(set(self.rup) | set(users))}
         self.record.samples.append(

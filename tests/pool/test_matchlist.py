@@ -80,6 +80,7 @@ HELD_CONFIGS = (
     "PREEMPTION_REQUIREMENTS = True\n",
     "PREEMPTION_REQUIREMENTS = RemoteUserResourcesInUse > 1\n",
     CONFIG + "NEGOTIATOR_CONSIDER_PREEMPTION = False\n",
+    CONFIG + "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.3\n",  # the pool's weight
 )
 
 

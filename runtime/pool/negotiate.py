@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from compiler import yamlcache
-from compiler.classad import UNDEFINED, ClassAd
+from compiler.classad import UNDEFINED, ClassAd, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from runtime.pool.groups import assigned_group
@@ -214,8 +214,6 @@ class Cycle:
 
 def _value(raw: Any, where: str, file: str | None) -> Any:
     """A snapshot ad value: ClassAd source text, or a JSON number/boolean as itself."""
-    from compiler.classad import parse
-
     if isinstance(raw, bool | int | float):
         return raw
     if not isinstance(raw, str):
@@ -247,7 +245,7 @@ def _ad(raw: Any, where: str, file: str | None, memo: dict[str, Any]) -> dict[st
 
 
 def _eval(text_or_expr: Any, my: Mapping[str, Any], target: Mapping[str, Any] | None) -> Any:
-    from compiler.classad import evaluate, parse
+    from compiler.classad import evaluate
 
     expr = parse(text_or_expr) if isinstance(text_or_expr, str) else text_or_expr
     return evaluate(expr, my, target)
@@ -349,7 +347,7 @@ class HeldSlot:
     now, that `rank` (MY.Rank) reads nothing, and that the ad has no PreemptingRank and
     no SubmitterUserPrio.
 
-    Ruled out (`_may_be_taken`): preemption not considered; or no RANK preemption (MY.Rank
+    Ruled out (`_Reach`): preemption not considered; or no RANK preemption (MY.Rank
     > MY.CurrentRank is not TRUE) and, for every submitter of the cycle, no priority
     preemption (it holds the claim; or, where the semantics asks it, its EUP is not the
     better; or MY.Rank >= MY.CurrentRank is not TRUE; or PREEMPTION_REQUIREMENTS, when it
@@ -365,16 +363,10 @@ class HeldSlot:
     ad: Callable[[], Mapping[str, Any]]
 
 
-def _parsed(text: str) -> Any:
-    from compiler.classad import parse
-
-    return parse(text)
-
-
 #: `Pool.match_list`'s two rank tests of a claimed slot (RANK preemption; priority
 #: preemption's condition), asked of a held slot's two ranks alone
-_RANK_PREEMPTS = _parsed("MY.Rank > MY.CurrentRank")
-_RANK_ALLOWS = _parsed("MY.Rank >= MY.CurrentRank")
+_RANK_PREEMPTS = parse("MY.Rank > MY.CurrentRank")
+_RANK_ALLOWS = parse("MY.Rank >= MY.CurrentRank")
 
 #: Builtins of PREEMPTION_REQUIREMENTS that `_priority_test` may evaluate apart (no
 #: clock, no chance, no attribute named by a value).
@@ -389,10 +381,13 @@ def _priority_test(text: str) -> Callable[[float, float], bool] | None:
     """PREEMPTION_REQUIREMENTS as a test of (the slot's RemoteUserPrio, the job's
     SubmitterUserPrio) when it reads these two and nothing else (MY.RemoteUserPrio or
     unscoped; TARGET.SubmitterUserPrio or unscoped: the slot has none, `HeldSlot`), else
-    None."""
-    from compiler.classad import evaluate, parse
+    None (also when it does not parse: the match lists say so, as before)."""
+    from compiler.classad import evaluate
 
-    expr = parse(text)
+    try:
+        expr = parse(text)
+    except PolicyError:
+        return None
     for node in A.walk(expr):
         if isinstance(node, A.AttrRef):
             if node.key == "remoteuserprio" and node.scope in (None, "MY"):
@@ -525,13 +520,15 @@ def negotiate_snapshot(
     # cycle proves no job can take: counted (their claims, their weight), in no row
     slots: list[_Slot] = []
     counted: list[ClaimFacts] = []
-    reach = _Reach(consider, rules, eup_of, default_eup, submitters,
-                   _priority_test(preemption_req) if consider else None)  # fmt: skip
+    reach = None
     for entry in entries:
         if isinstance(entry, _Slot):
             slots.append(entry)
             continue
         name, lazy = entry
+        if reach is None:
+            test = _priority_test(preemption_req) if consider else None
+            reach = _Reach(consider, rules, eup_of, default_eup, submitters, test)
         if explain or reach(lazy):
             slots.append(_counted(name, _own(lazy.ad())))
         else:

@@ -706,7 +706,13 @@ class Simulation:
             return None
         ad, values = steady
         kept = run.held
-        if kept is not None and kept[0] is ad and kept[1] is record and kept[2] == values:
+        if (
+            kept is not None
+            and kept[0] is ad
+            and kept[1] is record
+            and kept[2] == values
+            and list(map(type, kept[2])) == list(map(type, values))
+        ):
             return kept[3]  # made of the same: the same
         held = self._make_held(run, ad)
         run.held = (ad, record, values, held)

@@ -394,8 +394,9 @@ class AdBuilder:
     ) -> tuple[ClassAd, tuple[Any, ...]] | None:
         """The slot's last built ad, when building one now would change nothing in
         `names` (nor in what they read, following the ad's expressions) and nothing the
-        builder keeps (the CpuBusy latch), with the values of the sensors they read (what
-        those names are a function of, besides the record and the pair); else None. So:
+        builder keeps (the CpuBusy latch), with the values of the sensors they read, each
+        with its type (what those names are a function of, besides the record and the
+        pair; 1 and 1.0 differ in a ClassAd); else None. So:
         the ad is whole and of `record` and `pair`; the sensors are scripted (a measured
         reading is logged when read); none of those names, nor what CpuBusy reads, moves
         with the clock, is a predicate or a CpuBusy attribute, or is read through time(),
@@ -420,7 +421,7 @@ class AdBuilder:
             was, value = moved[index][1], reading[sensor]
             if was is not value and (type(was) is not type(value) or was != value):
                 return None
-        return live.ad, tuple(reading[sensor] for sensor, _ in plan)
+        return live.ad, tuple((type(v), v) for v in (reading[sensor] for sensor, _ in plan))
 
     def _steady_plan(
         self, live: _Live, names: tuple[str, ...]

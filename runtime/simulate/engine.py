@@ -123,7 +123,7 @@ class SlotRun:
     #: trace time before which no evaluation pass of the slot can fire (horizon)
     quiet: float = 0.0
     #: the last `HeldSlot` made of the slot, with what it was made of: (ad, record,
-    #: the sensor values `AdBuilder.steady` gave, the held slot)
+    #: the typed sensor values `AdBuilder.steady` gave, the held slot)
     held: tuple[Any, Any, tuple[Any, ...], HeldSlot | None] | None = None
 
 
@@ -706,13 +706,7 @@ class Simulation:
             return None
         ad, values = steady
         kept = run.held
-        if (
-            kept is not None
-            and kept[0] is ad
-            and kept[1] is record
-            and kept[2] == values
-            and list(map(type, kept[2])) == list(map(type, values))
-        ):
+        if kept is not None and kept[0] is ad and kept[1] is record and kept[2] == values:
             return kept[3]  # made of the same: the same
         held = self._make_held(run, ad)
         run.held = (ad, record, values, held)

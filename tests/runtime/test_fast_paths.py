@@ -188,8 +188,7 @@ def test_refreshed_ad_equals_a_fresh_build(path: Path, monkeypatch: pytest.Monke
 
 @functools.cache
 def _desktop() -> StateTable:
-    config = load_config(text="use POLICY : Desktop\n")
-    return compile_policy(config, era="htcondor-current", semantics="manual")
+    return _desktop_table("manual")
 
 
 def _desktop_slot() -> Slot:
@@ -256,14 +255,24 @@ def test_public_ad_is_a_snapshot() -> None:
 def test_asking_first_gives_the_same_log_as_always_pulling(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    fast = _log(path)
+    monkeypatch.setattr(Slot, "_fire", lambda self, name, ctx: self._pull(name, ctx))
+    assert fast == _log(path)
+
+
+def _log(path: Path) -> list[dict[str, Any]]:
+    """Every record the scenario's slot logs, in order."""
     trace = load(path)
     semantics = "manual" if trace.expected("manual") is not None else "code"
-    fast: list[dict[str, Any]] = []
-    run_trace(trace, semantics, listener=fast.append)
-    monkeypatch.setattr(Slot, "_fire", lambda self, name, ctx: self._pull(name, ctx))
-    slow: list[dict[str, Any]] = []
-    run_trace(trace, semantics, listener=slow.append)
-    assert fast == slow
+    log: list[dict[str, Any]] = []
+    run_trace(trace, semantics, listener=log.append)
+    return log
+
+
+def _desktop_table(semantics: str, cpu_busy: str | None = None) -> StateTable:
+    """The manual's Desktop policy for htcondor-current, `cpu_busy` as its CpuBusy."""
+    text = "use POLICY : Desktop\n" + (f"CpuBusy = {cpu_busy}\n" if cpu_busy else "")
+    return compile_policy(load_config(text=text), era="htcondor-current", semantics=semantics)
 
 
 def _checked_polls(slot: Slot, times: tuple[int, ...]) -> None:
@@ -289,8 +298,7 @@ def _checked_polls(slot: Slot, times: tuple[int, ...]) -> None:
 def test_one_ad_only_when_the_expressions_cannot_see_the_difference(
     cpu_busy: str, shared: bool
 ) -> None:
-    config = load_config(text=f"use POLICY : Desktop\nCpuBusy = {cpu_busy}\n")
-    table = compile_policy(config, era="htcondor-current", semantics="manual")
+    table = _desktop_table("manual", cpu_busy)
     clock = SimClock()
     sensors = FakeSensors(start=clock.now())
     sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2}, clock.now())
@@ -373,14 +381,9 @@ def test_a_guard_the_analysis_cannot_read_gets_the_whole_refresh(text: str, part
 def test_leaving_out_an_ad_nothing_reads_gives_the_same_log(
     path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    trace = load(path)
-    semantics = "manual" if trace.expected("manual") is not None else "code"
-    fast: list[dict[str, Any]] = []
-    run_trace(trace, semantics, listener=fast.append)
+    fast = _log(path)
     monkeypatch.setattr(AdBuilder, "latch_alike", lambda self: False)
-    slow: list[dict[str, Any]] = []
-    run_trace(trace, semantics, listener=slow.append)
-    assert fast == slow
+    assert fast == _log(path)
 
 
 @pytest.mark.parametrize(
@@ -397,8 +400,7 @@ def test_leaving_out_an_ad_nothing_reads_gives_the_same_log(
 def test_the_latch_moves_alike_only_when_cpu_busy_reads_no_record_or_pair_name(
     cpu_busy: str, alike: bool
 ) -> None:
-    config = load_config(text=f"use POLICY : Desktop\nCpuBusy = {cpu_busy}\n")
-    table = compile_policy(config, era="htcondor-current", semantics="code")
+    table = _desktop_table("code", cpu_busy)
     clock = SimClock()
     scripted = Slot(table, FakeSensors(start=clock.now()), clock)
     assert scripted.ads.latch_alike() is alike
@@ -410,8 +412,7 @@ def test_measured_sensors_always_build_the_ad() -> None:
     class Measured(FakeSensors):
         scripted = False
 
-    config = load_config(text="use POLICY : Desktop\n")
-    table = compile_policy(config, era="htcondor-current", semantics="code")
+    table = _desktop_table("code")
     clock = SimClock()
     assert Slot(table, FakeSensors(start=clock.now()), clock).ads.latch_alike()
     assert not Slot(table, Measured(start=clock.now()), clock).ads.latch_alike()
@@ -467,17 +468,9 @@ def test_the_last_ad_is_steady_while_what_it_reads_stays() -> None:
     record gives None."""
     from runtime.pool import SLOT_ALONE
 
-    config = load_config(text="use POLICY : Desktop\n")
-    table = compile_policy(config, era="htcondor-current", semantics="code")
-    clock = SimClock()
-    sensors = FakeSensors(start=clock.now())
-    sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "LoadAvg": 0.2, "Cpus": 1}, clock.now())
-    slot = Slot(table, sensors, clock, job={"Owner": "tyner", "ImageSize": 100}, polling="explicit")
-    slot.start()
-    slot.send("benchmarks_done")
-    for t, event in ((10, "match"), (11, "claim"), (12, "activate")):
-        clock.advance_to(t)
-        slot.send(event)
+    slot = _desktop_slot()  # claimed and running at 12
+    clock = slot.clock
+    slot.set_sensors({"LoadAvg": 0.2, "Cpus": 1})
     clock.advance_to(20)
     slot.poll()
     ad = slot.eval_ad()
@@ -491,7 +484,7 @@ def test_the_last_ad_is_steady_while_what_it_reads_stays() -> None:
     found = steady()
     assert found is not None and found[0] is ad
     # the values of the sensors the names and CpuBusy read: Cpus, LoadAvg, CondorLoadAvg
-    assert sorted(found[1]) == [0.0, 0.2, 1]
+    assert sorted(found[1], key=repr) == sorted([(float, 0.0), (float, 0.2), (int, 1)], key=repr)
     slot.set_sensors({"LoadAvg": 0.9})  # CpuBusy reads it
     assert steady() is None
     slot.set_sensors({"LoadAvg": 0.2})

@@ -300,7 +300,7 @@ class AdBuilder:
     last_sensors: dict[str, Any] = field(default_factory=dict)
     cache: tuple[Any, ClassAd] | None = None
     live: _Live | None = None
-    analysed: dict[tuple[Any, ...], tuple[list[Any], bool, dict[str, tuple[str, ...]]]] = field(
+    analysed: dict[tuple[Any, ...], tuple[list[Any], bool, PolicyExprs]] = field(
         default_factory=dict
     )
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
@@ -644,17 +644,12 @@ class AdBuilder:
             ad.update(cpu)
         named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
         ad.update(named)
-        shared, memos = self._shared(ad, cpu, named)
+        shared, policy = self._shared(ad, cpu, named)
         published = claimed = None
         if not shared:
             published = ClassAd(layout) if busy_rule else None
             layout.update(cpu)
             claimed = ClassAd(layout)
-        policy = self.policy
-        if memos:
-            exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
-            exprs.update({n: _Memo(policy.exprs[n], k) for n, k in memos.items()})
-            policy = replace(policy, exprs=exprs)
         return _Live(
             record,
             pair,
@@ -678,11 +673,13 @@ class AdBuilder:
 
     def _shared(
         self, ad: ClassAd, cpu: Mapping[str, Any], named: Mapping[str, Any]
-    ) -> tuple[bool, dict[str, tuple[str, ...]]]:
+    ) -> tuple[bool, PolicyExprs]:
         """Whether CpuBusy reads none of `cpu` and `named` and the retirement limit none
-        of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and,
-        when so, those of the two whose value only the attributes they read decide
-        (`memo_keys`: evaluated again only when one of these changes)."""
+        of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and the
+        policy to evaluate them with: when shared, those of the two whose value only the
+        attributes they read decide are memoised (`memo_keys`: evaluated again only when
+        one of these changes). Both are kept per ad shape (the slot's ads of one shape
+        share the memoised policy)."""
         lowered = ad.lowered()
         # flat tuples (not one of pairs: a slot keeps several, a pool thousands of slots),
         # made by C loops: the names, each value's type, the expressions by identity
@@ -709,10 +706,15 @@ class AdBuilder:
                 keys = memo_keys(sources.get(name), ad.lowered())
                 if keys is not None and name in self.policy.exprs:
                     memos[name] = keys
+        policy = self.policy
+        if memos:
+            exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
+            exprs.update({n: _Memo(policy.exprs[n], k) for n, k in memos.items()})
+            policy = replace(policy, exprs=exprs)
         if len(self.analysed) >= _ANALYSED_KEPT:
             self.analysed.clear()
-        self.analysed[key] = (list(ad.values()), shared, memos)  # (expressions kept alive)
-        return shared, memos
+        self.analysed[key] = (list(ad.values()), shared, policy)  # (expressions kept alive)
+        return shared, policy
 
     def _refresh(
         self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]

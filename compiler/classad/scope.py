@@ -72,15 +72,26 @@ class ClassAd(MutableMapping[str, Raw]):
             self._raw = dict(items._raw)
             self._names = dict(items._names)
         elif type(items) is dict:  # the common case, without MutableMapping.update's calls
-            raw, names, keys = self._raw, self._names, _KEYS
-            for name, value in items.items():
-                key = keys.get(name) or _key(name)
-                raw[key] = value
-                names[key] = name
+            self._set_all(items)
         elif items:
             self.update(items)
         if kwargs:
             self.update(kwargs)
+
+    def update(self, other: Any = (), /, **kwargs: Raw) -> None:
+        """`MutableMapping.update`, without a call per item for a plain dict (a slot ad
+        is grown by dicts of attributes at every transition)."""
+        if type(other) is dict and not kwargs:
+            self._set_all(other)
+        else:
+            super().update(other, **kwargs)
+
+    def _set_all(self, items: dict[str, Raw]) -> None:
+        raw, names, keys = self._raw, self._names, _KEYS
+        for name, value in items.items():
+            key = keys.get(name) or _key(name)
+            raw[key] = value
+            names[key] = name
 
     def __getitem__(self, name: str) -> Raw:
         return self._raw[name.lower()]

@@ -40,10 +40,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import itemgetter
-from typing import Any
+from typing import Any, Final
 
 from compiler import holds
-from compiler.classad import ClassAd
+from compiler.classad import ClassAd, evaluate
 from compiler.classad.ast import EXPR_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import EraSpec, Pair
 from runtime.ads import (
@@ -227,6 +227,23 @@ def memo_keys(expr: Expr | None, ad: Mapping[str, Any]) -> tuple[str, ...] | Non
     return tuple(sorted(found[0]))
 
 
+#: `constant_value`'s answer for a value that reads something or is not plain.
+NOT_CONSTANT: Final = object()
+
+
+def constant_value(ad: ClassAd, name: str) -> Any:
+    """The plain value of attribute `name` of `ad` when it reads nothing at all (a value
+    stored, or an expression of literals evaluated; None when `ad` has no `name`), else
+    NOT_CONSTANT: the same value against any target, at any time."""
+    lowered = ad.lowered()
+    raw = lowered.get(name.lower())
+    if isinstance(raw, EXPR_TYPES):
+        if memo_keys(raw, lowered) != ():
+            return NOT_CONSTANT
+        raw = evaluate(raw, ad, None)
+    return raw if raw is None or type(raw) in _PLAIN else NOT_CONSTANT
+
+
 @dataclass(slots=True)
 class _Memo:
     """A policy expression of the slot's own ad (`memo_keys`) evaluated again only when
@@ -306,6 +323,12 @@ class AdBuilder:
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
     alike: bool | None = None
 
+    @property
+    def scripted(self) -> bool:
+        """Whether the sensors' driver sets every value itself (runtime.sensors): what
+        the slot reads back is not logged, so a reading left out changes no log."""
+        return bool(getattr(self.sensors, "scripted", False))
+
     def invalidate(self) -> None:
         """Forget the cached ad (the record, the pair or a sensor changed)."""
         self.cache = None
@@ -378,7 +401,7 @@ class AdBuilder:
         return self.alike
 
     def _latch_alike(self) -> bool:
-        if not getattr(self.sensors, "scripted", False):
+        if not self.scripted:
             return False
         name = self.spec.helpers.cpu_busy.expression
         if name not in self.policy.exprs:
@@ -427,7 +450,7 @@ class AdBuilder:
         self, live: _Live, names: tuple[str, ...]
     ) -> tuple[tuple[str, int], ...] | None:
         """`steady`'s sensors to compare ((sensor, place in `live.moved`)), or None."""
-        if not getattr(self.sensors, "scripted", False):
+        if not self.scripted:
             return None
         lowered = live.ad.lowered()
         seen: set[str] = set()
@@ -814,7 +837,7 @@ class AdBuilder:
     def read_sensors(self, now: float) -> dict[str, Any]:
         """The sensors' values now (a dict of the slot's own). Measured changes are
         logged here; a scripted sensor's driver logs its own (runtime.sensors)."""
-        if getattr(self.sensors, "scripted", False):
+        if self.scripted:
             return self.sensors.read(now)  # a new dict: FakeSensors, OwnerSensors
         values = dict(self.sensors.read(now))
         self._log_sensor_changes(values)

@@ -25,6 +25,7 @@ from runtime.pool.accountant import (
     replay_history,
 )
 from runtime.pool.groups import QuotasError, group_tree, quota_report
+from runtime.pool.matchlist import remote_user
 from runtime.pool.negotiate import (
     SLOT_ALONE,
     ClaimFacts,
@@ -33,7 +34,6 @@ from runtime.pool.negotiate import (
     SnapshotError,
     Submitter,
     claim_facts,
-    claim_holder,
     cycle_facts,
     drive_match,
     job_keys,
@@ -54,7 +54,6 @@ __all__ = [
     "SnapshotError",
     "Submitter",
     "claim_facts",
-    "claim_holder",
     "cycle_facts",
     "decay",
     "drive_match",
@@ -66,6 +65,7 @@ __all__ = [
     "priority_factor",
     "quota_report",
     "read_history",
+    "remote_user",
     "replay_history",
     "spin_the_pie",
 ]

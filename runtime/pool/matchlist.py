@@ -46,13 +46,14 @@ class MatchRules:
     preemption_rank: str | None = None
 
 
-def remote_user(ad: Mapping[str, Any]) -> str | None:
+def remote_user(ad: Mapping[str, Any], prefix: str = "") -> str | None:
     """Who the slot's claim belongs to as the matchmaker sees it (a string attribute of
-    REMOTE_USER_ATTRIBUTES), None for an unclaimed slot."""
+    REMOTE_USER_ATTRIBUTES; `prefix`: a sibling slot's claim, `slot<N>_`), None for an
+    unclaimed slot."""
     from compiler.classad import evaluate_attribute
 
     for name in REMOTE_USER_ATTRIBUTES:
-        found = evaluate_attribute(ad, name)
+        found = evaluate_attribute(ad, prefix + name)
         if isinstance(found, str):
             return found
     return None

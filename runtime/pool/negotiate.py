@@ -25,11 +25,11 @@ from typing import Any
 import numpy as np
 
 from compiler import yamlcache
-from compiler.classad import UNDEFINED, ClassAd, parse
+from compiler.classad import UNDEFINED, ClassAd, evaluate, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
 from runtime.pool.groups import assigned_group
-from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES, MatchRules, Pool
+from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES, MatchRules, Pool, remote_user
 
 
 @dataclass(frozen=True)
@@ -245,8 +245,6 @@ def _ad(raw: Any, where: str, file: str | None, memo: dict[str, Any]) -> dict[st
 
 
 def _eval(text_or_expr: Any, my: Mapping[str, Any], target: Mapping[str, Any] | None) -> Any:
-    from compiler.classad import evaluate
-
     expr = parse(text_or_expr) if isinstance(text_or_expr, str) else text_or_expr
     return evaluate(expr, my, target)
 
@@ -318,18 +316,8 @@ def claim_facts(ad: Mapping[str, Any]) -> ClaimFacts:
     return ClaimFacts(state, activity, user, max(weight, 0.0))
 
 
-def claim_holder(ad: Mapping[str, Any], prefix: str = "") -> str | None:
-    """The claim's holder as the matchmaker sees it: the first string of
-    REMOTE_USER_ATTRIBUTES (`prefix`: a sibling slot's, `slot<N>_`); None: unclaimed."""
-    for name in REMOTE_USER_ATTRIBUTES:
-        found = _attr(ad, prefix + name)
-        if isinstance(found, str):
-            return found
-    return None
-
-
 #: What a cycle reads of a claimed slot alone, besides matching it against jobs: its
-#: `claim_facts`, `claim_holder`, the ranks of `HeldSlot`, and two names that must be
+#: `claim_facts`, `remote_user`, the ranks of `HeldSlot`, and two names that must be
 #: missing for `HeldSlot` (a PreemptingRank replaces CurrentRank; a SubmitterUserPrio
 #: of the slot would shadow the job's in PREEMPTION_REQUIREMENTS).
 SLOT_ALONE = (
@@ -382,8 +370,6 @@ def _priority_test(text: str) -> Callable[[float, float], bool] | None:
     SubmitterUserPrio) when it reads these two and nothing else (MY.RemoteUserPrio or
     unscoped; TARGET.SubmitterUserPrio or unscoped: the slot has none, `HeldSlot`), else
     None (also when it does not parse: the match lists say so, as before)."""
-    from compiler.classad import evaluate
-
     try:
         expr = parse(text)
     except PolicyError:
@@ -840,8 +826,6 @@ class _Reach:
     @staticmethod
     def _rank_tests(held: HeldSlot) -> tuple[bool, bool]:
         """(RANK preemption, priority preemption's rank condition) of the two ranks."""
-        from compiler.classad import evaluate
-
         given = (("Rank", held.rank), ("CurrentRank", held.current_rank))
         ranks = ClassAd({name: value for name, value in given if value is not None})
         return (
@@ -878,7 +862,7 @@ def _add_remote_user_prios(
     group, the group's usage and quota (pool.md 3.8, 2.8). The usage figures are those
     at the start of the cycle (the daemon's `ResourcesInUseByUser(...)` is re-evaluated
     when read). Returns the claim's holder (None: unclaimed)."""
-    user = claim_holder(ad, prefix)
+    user = remote_user(ad, prefix)
     if user is None:
         return None
     ad[prefix + "RemoteUserPrio"] = _remote_prio(eup_of.get(user, default_eup), rules)

@@ -39,13 +39,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from compiler.classad import evaluate
-from compiler.classad.ast import EXPR_TYPES
-from runtime.pool import SLOT_ALONE, HeldSlot, claim_facts, claim_holder
+from runtime.pool import SLOT_ALONE, HeldSlot, claim_facts, remote_user
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
 from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
-from runtime.slot_ad import memo_keys
+from runtime.slot_ad import NOT_CONSTANT, constant_value
 
 #: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
 VACATE_SECONDS = 10.0
@@ -718,15 +716,10 @@ class Simulation:
         lowered = ad.lowered()
         if "preemptingrank" in lowered or "submitteruserprio" in lowered:
             return None
-        rank = lowered.get("rank")
-        if type(rank) in _EXPRESSIONS:
-            if memo_keys(rank, lowered) != ():
-                return None  # it reads something (the job, perhaps)
-            rank = evaluate(rank, ad, None)
-        current_rank = lowered.get("currentrank")
-        if not all(v is None or type(v) in _PLAIN_VALUES for v in (rank, current_rank)):
-            return None
-        return HeldSlot(claim_facts(ad), claim_holder(ad), rank, current_rank,
+        rank, current_rank = constant_value(ad, "Rank"), constant_value(ad, "CurrentRank")
+        if rank is NOT_CONSTANT or current_rank is NOT_CONSTANT:
+            return None  # one reads something (the job, perhaps)
+        return HeldSlot(claim_facts(ad), remote_user(ad), rank, current_rank,
                         lambda: self._ad_now(run))  # fmt: skip
 
     def _sample(self, states: dict[str, int], usage: dict[str, float]) -> None:
@@ -744,9 +737,6 @@ class Simulation:
             }
         )
 
-
-_EXPRESSIONS = frozenset(EXPR_TYPES)
-_PLAIN_VALUES = frozenset({bool, int, float, str})
 
 #: The garbage collector's thresholds while simulating (Python's are 700, 10, 10).
 SIMULATION_GC_THRESHOLDS = (50_000, 20, 20)

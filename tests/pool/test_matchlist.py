@@ -88,7 +88,7 @@ def _held_cycle(document: dict[str, Any], semantics: str) -> tuple[dict[str, Any
     """The cycle of `document` with its claimed slots of a constant Rank held
     (`HeldSlot`), how many were held and how many of them had their ads asked for."""
     from compiler.classad import parse
-    from runtime.pool import HeldSlot, claim_facts, claim_holder
+    from runtime.pool import HeldSlot, claim_facts, remote_user
 
     asked: list[str] = []
     machines = []
@@ -102,7 +102,7 @@ def _held_cycle(document: dict[str, Any], semantics: str) -> tuple[dict[str, Any
             asked.append(name)
             return ad
 
-        held = HeldSlot(claim_facts(ad), claim_holder(ad), 0, ad["CurrentRank"], built)
+        held = HeldSlot(claim_facts(ad), remote_user(ad), 0, ad["CurrentRank"], built)
         machines.append({"name": m["name"], "_held": held})
     given = {**document, "machines": machines}
     cycle = negotiate_snapshot(given, semantics=semantics, explain=False).to_json()

@@ -499,3 +499,20 @@ def test_the_last_ad_is_steady_while_what_it_reads_stays() -> None:
     assert found is not None and found[0]["Activity"] == "Idle"
     slot.record = replaced(slot.record, current_rank=1.0)  # a record no ad was built for
     assert steady() is None
+
+
+@pytest.mark.parametrize(
+    ("stored", "value"),
+    [("0", 0), ("2 * 5 + 1", 11), ('"x"', "x"), ("TARGET.Department =?= \"physics\"", None),
+     ("Memory > 10", None), ("time() > 0", None), ("random(3)", None)],
+)  # fmt: skip
+def test_a_constant_value_is_one_that_reads_nothing(stored: str, value: Any) -> None:
+    """`constant_value` (a held slot's RANK): literals and expressions of them give
+    their value; anything that reads an attribute, the clock or chance does not."""
+    from runtime.slot_ad import NOT_CONSTANT, constant_value
+
+    ad = ClassAd({"Rank": parse(stored), "Memory": 2048, "CurrentRank": 0.0})
+    found = constant_value(ad, "Rank")
+    assert found == value if value is not None else found is NOT_CONSTANT
+    assert constant_value(ad, "CurrentRank") == 0.0
+    assert constant_value(ad, "PreemptingRank") is None

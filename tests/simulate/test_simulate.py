@@ -429,7 +429,7 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
     instant has, and building that ad does not move the CpuBusy latch: owners typing
     and loading the desktops now and then, jobs starting and ending."""
     from compiler.classad import evaluate_attribute
-    from runtime.pool import claim_facts, claim_holder
+    from runtime.pool import claim_facts, remote_user
 
     checked: list[str] = []
     original = Simulation._held
@@ -441,7 +441,7 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
             ad = self._ad_now(run)
             assert run.slot.ads.cpu_busy == latch
             assert found.facts == claim_facts(ad)
-            assert found.holder == claim_holder(ad)
+            assert found.holder == remote_user(ad)
             ranks = (evaluate_attribute(ad, "Rank"), evaluate_attribute(ad, "CurrentRank"))
             assert (found.rank, found.current_rank) == ranks
             checked.append(run.name)

@@ -120,9 +120,10 @@ class SlotRun:
     version: int = 0
     #: trace time before which no evaluation pass of the slot can fire (horizon)
     quiet: float = 0.0
-    #: the last `HeldSlot` made of the slot, with what it was made of: (ad, record,
-    #: the typed sensor values `AdBuilder.steady` gave, the held slot)
-    held: tuple[Any, Any, tuple[Any, ...], HeldSlot | None] | None = None
+    #: the last `HeldSlot` made of the slot, with what it was made of and how long it
+    #: holds: (ad, record, the typed sensor values `AdBuilder.steady` gave, the held
+    #: slot, `version` then, time() of the owner's next sensor change then)
+    held: tuple[Any, Any, tuple[Any, ...], HeldSlot | None, int, float] | None = None
 
 
 @dataclass
@@ -343,6 +344,7 @@ class Simulation:
         for run in self.slots:
             self._catch_up(run)
             run.slot.advance(until)
+            run.held = None  # advanced without an event: made again when next asked for
 
     def _handle(self, kind: str, data: Any) -> None:
         match kind:
@@ -694,20 +696,30 @@ class Simulation:
         """The claimed slot as a `HeldSlot` when its last built ad is still right in what
         the cycle reads of it alone (`AdBuilder.steady`) and its RANK reads nothing; None
         otherwise (its ad is built)."""
+        now = self.epoch + self.now
+        kept = run.held
+        if kept is not None and kept[4] == run.version and now < kept[5]:
+            # nothing reached the slot since (no event, no wake-up: its record, pair and
+            # ads are the same) and its owner's sensors have not changed (they change at
+            # `next_change`; the job's load only when an event reaches the slot): what
+            # `steady` would give is what it gave then
+            return kept[3]
         slot = run.slot
         pair = slot.pair
         if pair.state not in ("Claimed", "Preempting"):
             return None
         record = slot.record
-        steady = slot.ads.steady(record, pair, self.epoch + self.now, SLOT_ALONE)
+        steady = slot.ads.steady(record, pair, now, SLOT_ALONE)
         if steady is None:
             return None
         ad, values = steady
-        kept = run.held
+        change = run.sensors.next_change(now)
+        until = math.inf if change is None else change
         if kept is not None and kept[0] is ad and kept[1] is record and kept[2] == values:
-            return kept[3]  # made of the same: the same
-        held = self._make_held(run, ad)
-        run.held = (ad, record, values, held)
+            held = kept[3]  # made of the same: the same
+        else:
+            held = self._make_held(run, ad)
+        run.held = (ad, record, values, held, run.version, until)
         return held
 
     def _make_held(self, run: SlotRun, ad: Any) -> HeldSlot | None:

@@ -425,17 +425,22 @@ def test_the_collector_thresholds_are_the_simulations_only_while_it_runs() -> No
 
 def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every slot the engine hands a cycle as held (`Simulation._held`, from
-    `AdBuilder.steady`) has the claim facts, holder and ranks its ad built at that
-    instant has, and building that ad does not move the CpuBusy latch: owners typing
-    and loading the desktops now and then, jobs starting and ending."""
+    `AdBuilder.steady`, or as it was when nothing reached the slot since) has the claim
+    facts, holder and ranks its ad built at that instant has, and building that ad does
+    not move the CpuBusy latch: owners typing and loading the desktops now and then,
+    jobs starting and ending."""
     from compiler.classad import evaluate_attribute
     from runtime.pool import claim_facts, remote_user
 
     checked: list[str] = []
+    kept: list[str] = []
     original = Simulation._held
 
     def held(self: Simulation, run: Any) -> Any:
+        before = run.held
         found = original(self, run)
+        if before is not None and run.held is before:
+            kept.append(run.name)  # handed over as it was (nothing reached the slot since)
         if found is not None:
             latch = run.slot.ads.cpu_busy
             ad = self._ad_now(run)
@@ -455,3 +460,38 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
                  config="PREEMPTION_REQUIREMENTS = False\n", hours=12)  # fmt: skip
     _run(pool)
     assert len(checked) > 200
+    assert len(kept) > 50
+
+
+def test_a_held_slot_is_made_again_once_its_owner_is_back() -> None:
+    """A held slot kept since nothing reached the slot (`Simulation._held`) is handed
+    over again only while its owner's sensors read what they read when it was made:
+    asked again just after each claimed slot's owner next sits down or leaves, before
+    the slot itself sees it, it is what a held slot made afresh then is (none, when the
+    owner's load moves what CpuBusy reads)."""
+    owner = _owner(0, 24, 12, 20, 1.0)
+    pool = _pool([{"name": "desk", "count": 8, "startd": "use POLICY : Desktop\n", "owner": owner}],
+                 [{"user": "ann@x", "count": 30, "run_minutes": {"mean": 300}}],
+                 config="PREEMPTION_REQUIREMENTS = False\n", hours=6)  # fmt: skip
+    sim = Simulation(pool)
+    compared = 0
+    for hour in range(1, 6):
+        sim.run(hour * 3600.0)
+        now = sim.now
+        for run in sim.slots:
+            if sim._held(run) is None:  # kept now
+                continue
+            change = run.sensors.next_change(sim.epoch + now)
+            if change is None:
+                continue
+            sim.now = change - sim.epoch + 1.0  # the owner moved; no event reached the slot
+            kept = sim._held(run)
+            run.held = None
+            fresh = sim._held(run)
+            assert (kept is None) == (fresh is None)
+            if kept is not None and fresh is not None:
+                assert kept.facts == fresh.facts
+                assert (kept.holder, kept.rank) == (fresh.holder, fresh.rank)
+            compared += fresh is None
+            sim.now = now
+    assert compared > 3

@@ -36,7 +36,7 @@ guard against a job reads the job's ad, which does not move.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from compiler import IdentityMemo
@@ -110,6 +110,10 @@ class _View:
         #: guards of one pass share their macros (`KeyboardBusy`, `ActivityTimer`, ...)
         self.values: dict[tuple[int, int], Any] = {}
         self._targets: dict[str, Any] = {}
+        #: what `_Guard` found of a node against a target ((which question, node,
+        #: target) -> the answer or the `_Moving` raised): the guards of one pass share
+        #: their macros, and each was analysed again for every guard reading it
+        self.found: dict[tuple[str, int, int], Any] = {}
         #: seconds the analysis holds at most (the next midnight when ClockMin is read)
         self.cap = math.inf
 
@@ -176,6 +180,30 @@ class _Guard:
         self.view = view
         self.target = target
         self.busy: set[str] = set()
+        #: how often a definition's recursion was cut (`busy`): an answer reached
+        #: through a cut depends on where the analysis entered the cycle, and is not kept
+        self.cuts = 0
+
+    def _kept(self, question: str, node: A.Expr, answer: Callable[[A.Expr], Any]) -> Any:
+        """`answer(node)`, kept in the view for the other guards (an answer reached
+        through a cut recursion is not kept; a `_Moving` raised is kept and raised)."""
+        key = (question, id(node), id(self.target))
+        found = self.view.found
+        if key in found:
+            hit = found[key]
+            if type(hit) is _Moving:
+                raise hit
+            return hit
+        cuts = self.cuts
+        try:
+            value = answer(node)
+        except _Moving as moving:
+            if self.cuts == cuts:
+                found[key] = moving
+            raise
+        if self.cuts == cuts:
+            found[key] = value
+        return value
 
     def value(self, node: A.Expr) -> Any:
         key = (id(node), id(self.target))
@@ -187,6 +215,9 @@ class _Guard:
 
     def bound(self, node: A.Expr) -> float:
         """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""
+        return float(self._kept("bound", node, self._bound))
+
+    def _bound(self, node: A.Expr) -> float:
         if isinstance(node, A.Binary) and node.op in _COMPARE:
             return self._comparison(node)
         if isinstance(node, A.Binary) and node.op in ("&&", "||"):
@@ -256,6 +287,10 @@ class _Guard:
     def _slope(self, node: A.Expr) -> tuple[float, float]:
         """(seconds-slope, margin in seconds) of a numeric expression affine in time;
         (0, 0) for one that does not move; _Moving otherwise."""
+        found: tuple[float, float] = self._kept("slope", node, self._slope_of)
+        return found
+
+    def _slope_of(self, node: A.Expr) -> tuple[float, float]:
         match node:
             case (
                 A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit()
@@ -319,6 +354,9 @@ class _Guard:
 
     def _static(self, node: A.Expr) -> bool:
         """Does nothing under `node` move with the clock?"""
+        return bool(self._kept("static", node, self._static_of))
+
+    def _static_of(self, node: A.Expr) -> bool:
         for sub in A.walk(node, same_scope=False):
             if isinstance(sub, A.Call) and sub.key in ("time", "random"):
                 return False
@@ -341,6 +379,7 @@ class _Guard:
             return self._clock_of_day(key)
         if isinstance(stored, A.EXPR_TYPES):
             if key in self.busy:
+                self.cuts += 1
                 return 0.0, 0.0
             self.busy.add(key)
             try:

@@ -42,7 +42,7 @@ from itertools import compress, repeat
 from operator import itemgetter
 from typing import Any, Final
 
-from compiler import holds
+from compiler import IdentityMemo, holds
 from compiler.classad import ClassAd, evaluate
 from compiler.classad.ast import EXPR_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import EraSpec, Pair
@@ -238,10 +238,19 @@ def constant_value(ad: ClassAd, name: str) -> Any:
     lowered = ad.lowered()
     raw = lowered.get(name.lower())
     if isinstance(raw, EXPR_TYPES):
-        if memo_keys(raw, lowered) != ():
-            return NOT_CONSTANT
-        raw = evaluate(raw, ad, None)
+        found = _CONSTANTS.get(raw, _ABSENT)
+        if found is _ABSENT:
+            # an expression that reads no name and calls neither time() nor random() has
+            # one value in every ad: found once per expression (a pool's slots publish
+            # the same few)
+            found = NOT_CONSTANT if memo_keys(raw, lowered) != () else evaluate(raw, ad, None)
+            _CONSTANTS.put(raw, found)
+        raw = found
     return raw if raw is None or type(raw) in _PLAIN else NOT_CONSTANT
+
+
+#: `constant_value`'s finding per expression (by identity).
+_CONSTANTS: IdentityMemo[Expr, Any] = IdentityMemo(1 << 12)
 
 
 @dataclass(slots=True)

@@ -514,5 +514,9 @@ def test_a_constant_value_is_one_that_reads_nothing(stored: str, value: Any) -> 
     ad = ClassAd({"Rank": parse(stored), "Memory": 2048, "CurrentRank": 0.0})
     found = constant_value(ad, "Rank")
     assert found == value if value is not None else found is NOT_CONSTANT
+    # the same expression in another ad (the finding is kept per expression)
+    other = ClassAd({"Rank": ad["Rank"], "Memory": 4096})
+    again = constant_value(other, "Rank")
+    assert again == value if value is not None else again is NOT_CONSTANT
     assert constant_value(ad, "CurrentRank") == 0.0
     assert constant_value(ad, "PreemptingRank") is None

@@ -104,6 +104,10 @@ class _Live:
     plans: dict[tuple[int, int], tuple[Any, Any, tuple[tuple[int, ...], bool] | None]] = field(
         default_factory=dict
     )
+    #: what each guard reads of an ad of this shape (`AdBuilder._guard_reads`), by the
+    #: guard's id: shared by the slot's ads of one shape (`AdBuilder.analysed`) while
+    #: their expressions are those the shape was analysed with
+    guard_reads: dict[int, tuple[Expr, Any]] = field(default_factory=dict)
 
 
 def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -326,7 +330,9 @@ class AdBuilder:
     last_sensors: dict[str, Any] = field(default_factory=dict)
     cache: tuple[Any, ClassAd] | None = None
     live: _Live | None = None
-    analysed: dict[tuple[Any, ...], tuple[list[Any], bool, PolicyExprs]] = field(
+    analysed: dict[
+        tuple[Any, ...], tuple[list[Any], bool, PolicyExprs, dict[int, tuple[Expr, Any]]]
+    ] = field(
         default_factory=dict
     )
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
@@ -520,10 +526,15 @@ class AdBuilder:
     def _make_plan(
         self, live: _Live, guard: Expr, target: Any
     ) -> tuple[tuple[int, ...], bool] | None:
-        lowered = live.ad.lowered()
-        names = reads(guard, lowered)
-        if names is None:
+        hit = live.guard_reads.get(id(guard))
+        if hit is not None and hit[0] is guard:
+            found = hit[1]
+        else:
+            found = self._guard_reads(live, guard)
+            live.guard_reads[id(guard)] = (guard, found)
+        if found is None:
             return None
+        names, plan = found
         if target is not None:
             if type(target) is not ClassAd:
                 return None
@@ -532,6 +543,19 @@ class AdBuilder:
                 raw = theirs.get(name)
                 if raw is not None and type(raw) not in _PLAIN:
                     return None
+        return plan
+
+    def _guard_reads(
+        self, live: _Live, guard: Expr
+    ) -> tuple[frozenset[str], tuple[tuple[int, ...], bool]] | None:
+        """What `guard` may read of the ad (`reads`) and the plan without the target:
+        the ad's shape decides both (its names, which hold expressions and which plain
+        values, and its expressions), so the slot's ads of one shape share them."""
+        lowered = live.ad.lowered()
+        names = reads(guard, lowered)
+        if names is None:
+            return None
+        read = names
         helpers = self.spec.helpers
         sources = self.policy.sources
         timed = any(name.lower() in names for name in TIMED_PREDICATES)
@@ -542,7 +566,8 @@ class AdBuilder:
                 return None
             if name == helpers.cpu_busy.expression or timed:
                 names = names | found[0]
-        return tuple(i for i, (n, _) in enumerate(live.moved) if n.lower() in names), timed
+        plan = tuple(i for i, (n, _) in enumerate(live.moved) if n.lower() in names), timed
+        return read, plan
 
     def _partial(
         self,
@@ -676,18 +701,19 @@ class AdBuilder:
             ad.update(cpu)
         named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
         ad.update(named)
-        shared, policy = self._shared(ad, cpu, named)
+        shared, policy, guard_reads = self._shared(ad, cpu, named)
         published = claimed = None
         if not shared:
             published = ClassAd(layout) if busy_rule else None
             layout.update(cpu)
             claimed = ClassAd(layout)
+        # no name set twice (else always afresh): as many attributes as names
+        in_place = len(ad) == len(shown) + len(cpu) + len(named)
         return _Live(
             record,
             pair,
             names,
-            # no name set twice (else always afresh): as many attributes as names
-            len(ad) == len(shown) + len(cpu) + len(named),
+            in_place,
             shared,
             read,
             moving,
@@ -701,17 +727,18 @@ class AdBuilder:
             list(named.items()),
             list(overrides.items()),
             tuple(i for i, name in enumerate(named) if name in TIMED_PREDICATES),
+            guard_reads=guard_reads if in_place else {},
         )
 
     def _shared(
         self, ad: ClassAd, cpu: Mapping[str, Any], named: Mapping[str, Any]
-    ) -> tuple[bool, PolicyExprs]:
+    ) -> tuple[bool, PolicyExprs, dict[int, tuple[Expr, Any]]]:
         """Whether CpuBusy reads none of `cpu` and `named` and the retirement limit none
         of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and the
         policy to evaluate them with: when shared, those of the two whose value only the
         attributes they read decide are memoised (`memo_keys`: evaluated again only when
         one of these changes). Both are kept per ad shape (the slot's ads of one shape
-        share the memoised policy)."""
+        share the memoised policy), with the shape's `_Live.guard_reads`."""
         lowered = ad.lowered()
         # flat tuples (not one of pairs: a slot keeps several, a pool thousands of slots),
         # made by C loops: the names, each value's type, the expressions by identity
@@ -723,7 +750,7 @@ class AdBuilder:
         )
         hit = self.analysed.get(key)
         if hit is not None:
-            return hit[1], hit[2]
+            return hit[1], hit[2], hit[3]
         sources = self.policy.sources
         later = {name.lower() for name in named}
         limit = reads(sources.get(self.spec.helpers.retirement.limit), ad.lowered())
@@ -745,8 +772,10 @@ class AdBuilder:
             policy = replace(policy, exprs=exprs)
         if len(self.analysed) >= _ANALYSED_KEPT:
             self.analysed.clear()
-        self.analysed[key] = (list(ad.values()), shared, policy)  # (expressions kept alive)
-        return shared, policy
+        guard_reads: dict[int, tuple[Expr, Any]] = {}
+        # (the expressions kept alive: the key holds their ids)
+        self.analysed[key] = (list(ad.values()), shared, policy, guard_reads)
+        return shared, policy, guard_reads
 
     def _refresh(
         self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]
@@ -811,7 +840,10 @@ class AdBuilder:
             )
             changes = _changes(live.named, named)
             live.given = given
-            live.plans.clear()  # an override may be an expression a guard reads through
+            # an override may be an expression a guard reads through: the shape's
+            # analysis is not this ad's any more
+            live.plans.clear()
+            live.guard_reads = {}
         live.ad = _set(ad, changes, copy)
         live.named = named
         live.now = now

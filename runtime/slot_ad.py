@@ -332,9 +332,7 @@ class AdBuilder:
     live: _Live | None = None
     analysed: dict[
         tuple[Any, ...], tuple[list[Any], bool, PolicyExprs, dict[int, tuple[Expr, Any]]]
-    ] = field(
-        default_factory=dict
-    )
+    ] = field(default_factory=dict)
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
     alike: bool | None = None
 

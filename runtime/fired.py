@@ -181,6 +181,15 @@ def guard_values(text: str, my: Any, target: Any) -> dict[str, Any]:
 
 def show(value: Any) -> str:
     """A value as the reason prints it (expressions unparsed, strings quoted)."""
+    kind = type(value)
+    # the plain values first, told by their exact type (`isinstance` against the
+    # expression node classes fails through each one's metaclass)
+    if kind is int or kind is bool:
+        return str(value)
+    if kind is float:
+        return f"{value:g}"
+    if kind is str:
+        return f'"{value}"'
     if isinstance(value, Expr):
         return unparse(value)
     if isinstance(value, float):
@@ -190,6 +199,11 @@ def show(value: Any) -> str:
 
 def jsonable(value: Any) -> Any:
     """A value as the JSONL event log holds it."""
+    kind = type(value)
+    if kind is int or kind is str or kind is bool or value is None:  # (as in `show`)
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else str(value)
     if isinstance(value, Expr):
         return unparse(value)
     if isinstance(value, Mapping):

@@ -520,3 +520,45 @@ def test_a_constant_value_is_one_that_reads_nothing(stored: str, value: Any) -> 
     assert again == value if value is not None else again is NOT_CONSTANT
     assert constant_value(ad, "CurrentRank") == 0.0
     assert constant_value(ad, "PreemptingRank") is None
+
+
+PLAIN = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=8)
+)  # fmt: skip
+
+
+@given(value=PLAIN)
+def test_a_plain_value_is_logged_and_shown_as_json_and_the_reason_have_it(value: Any) -> None:
+    """`jsonable` and `show` (every fired transition's values): a plain value goes into
+    the JSONL log as itself (a float that is not finite as its text: JSON has none), and
+    into the reason as it prints them: strings quoted, reals to six digits."""
+    import json
+    import math
+
+    from runtime.fired import jsonable, show
+
+    logged = jsonable(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        assert logged == str(value)
+    else:
+        assert json.loads(json.dumps(logged)) == value and type(logged) is type(value)
+    assert jsonable([value, {"k": value}]) == [logged, {"k": logged}]
+    if value is None:
+        return
+    if isinstance(value, str):
+        assert show(value) == '"' + value + '"'
+    elif isinstance(value, float):
+        shown = float(show(value))  # six significant digits
+        assert math.isclose(shown, value, rel_tol=1e-5) or (math.isnan(value) and math.isnan(shown))
+    else:
+        assert show(value) == ("True" if value is True else "False" if value is False
+                               else str(int(value)))  # fmt: skip
+
+
+def test_an_expression_is_logged_and_shown_unparsed() -> None:
+    """An expression value (a published policy macro) is its ClassAd text in both."""
+    from runtime.fired import jsonable, show
+
+    expr = parse("KeyboardIdle > 15 * 60 && LoadAvg < 0.3")
+    assert jsonable(expr) == show(expr) == unparse(expr)
+    assert jsonable({"Start": expr}) == {"Start": unparse(expr)}

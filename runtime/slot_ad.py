@@ -44,7 +44,7 @@ from typing import Any, Final
 
 from compiler import IdentityMemo, holds
 from compiler.classad import ClassAd, evaluate
-from compiler.classad.ast import EXPR_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
+from compiler.classad.ast import NODE_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import EraSpec, Pair
 from runtime.ads import (
     TIMED_PREDICATES,
@@ -172,9 +172,7 @@ _PLAIN_CALLS = frozenset(
 #: Names that, alone, stand for an ad (`MY`, `TARGET`, ...): an ad seen as a value.
 _AD_NAMES = frozenset({"my", "self", "target", "other", "parent"})
 _PLAIN = frozenset({bool, int, float, str})
-#: The expression node classes, for exact type tests (no node class is subclassed; a
-#: failed isinstance against one, a msgspec Struct class, goes through its metaclass).
-_NODES = frozenset(EXPR_TYPES)
+_NODES = NODE_TYPES
 
 
 def reads(expr: Expr | None, ad: Mapping[str, Any]) -> frozenset[str] | None:
@@ -205,8 +203,8 @@ def _reading(
                 if node.scope == "PARENT" or (node.scope is None and key in _AD_NAMES):
                     return None
                 seen.add(key)
-                raw = ad.get(key)
-                if isinstance(raw, EXPR_TYPES):
+                raw: Any = ad.get(key)
+                if type(raw) in _NODES:
                     todo.append(raw)
                 elif raw is not None and type(raw) not in _PLAIN:
                     return None
@@ -240,8 +238,8 @@ def constant_value(ad: ClassAd, name: str) -> Any:
     stored, or an expression of literals evaluated; None when `ad` has no `name`), else
     NOT_CONSTANT: the same value against any target, at any time."""
     lowered = ad.lowered()
-    raw = lowered.get(name.lower())
-    if isinstance(raw, EXPR_TYPES):
+    raw: Any = lowered.get(name.lower())
+    if type(raw) in _NODES:
         found = _CONSTANTS.get(raw, _ABSENT)
         if found is _ABSENT:
             # an expression that reads no name and calls neither time() nor random() has

@@ -381,6 +381,10 @@ EXPR_TYPES = (
     Conditional,
     Elvis,
 )
+#: The node types as a set, for exact type tests in hot code (`type(x) in NODE_TYPES`):
+#: no node class is subclassed, and an `isinstance` against `EXPR_TYPES` that fails goes
+#: through each class's metaclass (a msgspec Struct's): ~1 us against ~20 ns.
+NODE_TYPES: frozenset[type] = frozenset(EXPR_TYPES)
 
 
 # ---- traversal --------------------------------------------------------------------------

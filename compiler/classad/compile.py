@@ -88,7 +88,7 @@ Fn = Callable[[Scope, Runtime], Value]
 
 _PLAIN: Final = frozenset({bool, int, float, str})
 _LITERAL_VALUE: Final = frozenset({ast.Integer, ast.Real, ast.String, ast.Boolean})
-_EXPR_TYPES: Final = frozenset(ast.EXPR_TYPES)
+_EXPR_TYPES: Final = ast.NODE_TYPES
 _CACHE_LIMIT = 200_000
 _closures: IdentityMemo[ast.Expr, Fn] = IdentityMemo(_CACHE_LIMIT)
 

@@ -482,9 +482,7 @@ def to_python(value: Value, evaluate: ExprEvaluator, converting: set[int] | None
     return out
 
 
-#: The expression node classes, for exact type tests (no node class is subclassed; a
-#: failed isinstance against one, a msgspec Struct class, goes through its metaclass).
-_NODES = frozenset(ast.EXPR_TYPES)
+_NODES = ast.NODE_TYPES
 
 
 def attribute_value(scope: Scope, key: str, raw: Raw, evaluate: ExprEvaluator) -> Value:

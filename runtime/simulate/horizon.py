@@ -51,6 +51,7 @@ _CLOCK_NAMES: Final = frozenset({"currenttime", "mycurrenttime"})
 _DAY_NAMES: Final = frozenset({"clockmin", "clockday"})
 _TIMED: Final = frozenset({"retirementexpired", "claimworklifeexpired"})
 _COMPARE: Final = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!="})
+_LITERALS: Final = frozenset(A.LITERAL_TYPES)
 
 
 class _Moving(Exception):
@@ -218,26 +219,28 @@ class _Guard:
         return float(self._kept("bound", node, self._bound))
 
     def _bound(self, node: A.Expr) -> float:
-        if isinstance(node, A.Binary) and node.op in _COMPARE:
+        # exact node types (no node class is subclassed): an isinstance that fails goes
+        # through the node class's metaclass, and this runs for every node of every guard
+        if type(node) is A.Binary and node.op in _COMPARE:
             return self._comparison(node)
-        if isinstance(node, A.Binary) and node.op in ("&&", "||"):
+        if type(node) is A.Binary and node.op in ("&&", "||"):
             first = self.bound(node.left)
             held = truth(self.value(node.left))
             decisive = node.op == "||"  # the value of the left side that decides alone
             if held is ERROR or held is decisive:
                 return first  # `false && x`, `true || x`, `error && x`: x is not read
             return min(first, self.bound(node.right))
-        if isinstance(node, A.Unary) and node.op == "!":
+        if type(node) is A.Unary and node.op == "!":
             return self.bound(node.operand)
-        if isinstance(node, A.Conditional):
+        if type(node) is A.Conditional:
             return self._chosen(node.cond, node.then, node.otherwise)
-        if isinstance(node, A.Call) and node.key == "ifthenelse" and len(node.args) == 3:
+        if type(node) is A.Call and node.key == "ifthenelse" and len(node.args) == 3:
             return self._chosen(*node.args)
-        if isinstance(node, A.AttrRef) and node.key in _TIMED and node.scope in (None, "MY"):
+        if type(node) is A.AttrRef and node.key in _TIMED and node.scope in (None, "MY"):
             return self.view.timed_flip(_spelled(self.view.my, node.key))
-        if isinstance(node, A.AttrRef) and node.scope in (None, "MY"):
+        if type(node) is A.AttrRef and node.scope in (None, "MY"):
             stored = _stored(self.view.my, node.key)
-            if isinstance(stored, A.EXPR_TYPES) and node.key not in self.busy:
+            if type(stored) in A.NODE_TYPES and node.key not in self.busy:
                 self.busy.add(node.key)
                 try:
                     return self.bound(stored)
@@ -291,54 +294,62 @@ class _Guard:
         return found
 
     def _slope_of(self, node: A.Expr) -> tuple[float, float]:
-        match node:
-            case (
-                A.Integer() | A.Real() | A.String() | A.Boolean() | A.UndefinedLit() | A.ErrorLit()
-            ):
-                return 0.0, 0.0
-            case A.AttrRef(scope=None | "MY" | "TARGET"):
+        # exact node types, not `match` on class patterns (see `_bound`)
+        kind = type(node)
+        if kind in _LITERALS:
+            return 0.0, 0.0
+        if type(node) is A.AttrRef:
+            if node.scope in (None, "MY", "TARGET"):
                 return self._attribute_slope(node)
-            case A.Call(args=()) if node.key == "time":
+        elif type(node) is A.Call:
+            if node.key == "time" and not node.args:
                 return 1.0, 0.0
-            case A.Unary(op="-" | "+", operand=operand):
-                slope, margin = self._slope(operand)
+            if node.key == "ifthenelse" and len(node.args) == 3:
+                return self._branch(*node.args)
+        elif type(node) is A.Unary:
+            if node.op in ("-", "+"):
+                slope, margin = self._slope(node.operand)
                 return (-slope if node.op == "-" else slope), margin
-            case A.Binary(op="+" | "-", left=left, right=right):
-                ls, lm = self._slope(left)
-                rs, rm = self._slope(right)
+        elif type(node) is A.Binary:
+            if node.op in ("+", "-"):
+                ls, lm = self._slope(node.left)
+                rs, rm = self._slope(node.right)
                 return (ls + rs if node.op == "+" else ls - rs), lm + rm
-            case A.Binary(op="*", left=left, right=right):
-                ls, lm = self._slope(left)
-                rs, rm = self._slope(right)
-                if ls and rs:
-                    raise _Moving("a product of two moving values")
-                if not ls and not rs:
-                    return 0.0, 0.0
-                factor = self.value(right if ls else left)
-                if not _number(factor):
-                    return 0.0, 0.0  # ERROR/UNDEFINED times anything stays so
-                return (ls or rs) * float(factor), lm + rm
-            case A.Binary(op="/", left=left, right=right):
-                ls, lm = self._slope(left)
-                rs, _ = self._slope(right)
-                if rs:
-                    raise _Moving("a division by a moving value")
-                if not ls:
-                    return 0.0, 0.0
-                divisor = self.value(right)
-                if not _number(divisor) or float(divisor) == 0:
-                    return 0.0, 0.0
-                slope = ls / float(divisor)
-                # integer division truncates: the quotient lags by up to one unit
-                return slope, lm + (1.0 / abs(slope) if slope else 0.0)
-            case A.Conditional(cond=cond, then=then, otherwise=otherwise):
-                return self._branch(cond, then, otherwise)
-            case A.Call(args=(cond, then, otherwise)) if node.key == "ifthenelse":
-                return self._branch(cond, then, otherwise)
-            case _:
-                if self._static(node):
-                    return 0.0, 0.0
-                raise _Moving(f"{type(node).__name__} of a moving value")
+            if node.op == "*":
+                return self._product(node.left, node.right)
+            if node.op == "/":
+                return self._quotient(node.left, node.right)
+        elif type(node) is A.Conditional:
+            return self._branch(node.cond, node.then, node.otherwise)
+        if self._static(node):
+            return 0.0, 0.0
+        raise _Moving(f"{kind.__name__} of a moving value")
+
+    def _product(self, left: A.Expr, right: A.Expr) -> tuple[float, float]:
+        ls, lm = self._slope(left)
+        rs, rm = self._slope(right)
+        if ls and rs:
+            raise _Moving("a product of two moving values")
+        if not ls and not rs:
+            return 0.0, 0.0
+        factor = self.value(right if ls else left)
+        if not _number(factor):
+            return 0.0, 0.0  # ERROR/UNDEFINED times anything stays so
+        return (ls or rs) * float(factor), lm + rm
+
+    def _quotient(self, left: A.Expr, right: A.Expr) -> tuple[float, float]:
+        ls, lm = self._slope(left)
+        rs, _ = self._slope(right)
+        if rs:
+            raise _Moving("a division by a moving value")
+        if not ls:
+            return 0.0, 0.0
+        divisor = self.value(right)
+        if not _number(divisor) or float(divisor) == 0:
+            return 0.0, 0.0
+        slope = ls / float(divisor)
+        # integer division truncates: the quotient lags by up to one unit
+        return slope, lm + (1.0 / abs(slope) if slope else 0.0)
 
     def _branch(self, cond: A.Expr, then: A.Expr, otherwise: A.Expr) -> tuple[float, float]:
         """A conditional whose condition does not move takes the same branch all along:
@@ -358,9 +369,9 @@ class _Guard:
 
     def _static_of(self, node: A.Expr) -> bool:
         for sub in A.walk(node, same_scope=False):
-            if isinstance(sub, A.Call) and sub.key in ("time", "random"):
+            if type(sub) is A.Call and sub.key in ("time", "random"):
                 return False
-            if isinstance(sub, A.AttrRef) and self._attribute_slope(sub)[0] != 0:
+            if type(sub) is A.AttrRef and self._attribute_slope(sub)[0] != 0:
                 return False
         return True
 
@@ -377,7 +388,7 @@ class _Guard:
             return self._target_slope(key) if node.scope is None else (0.0, 0.0)
         if key in _DAY_NAMES:
             return self._clock_of_day(key)
-        if isinstance(stored, A.EXPR_TYPES):
+        if type(stored) in A.NODE_TYPES:
             if key in self.busy:
                 self.cuts += 1
                 return 0.0, 0.0
@@ -399,9 +410,9 @@ class _Guard:
         if self.target is None:
             return 0.0, 0.0
         stored = _stored(self.target, key)
-        if isinstance(stored, A.EXPR_TYPES) and not all(
-            not (isinstance(n, A.Call) and n.key in ("time", "random"))
-            and not (isinstance(n, A.AttrRef) and n.key in _CLOCK_NAMES)
+        if type(stored) in A.NODE_TYPES and not all(
+            not (type(n) is A.Call and n.key in ("time", "random"))
+            and not (type(n) is A.AttrRef and n.key in _CLOCK_NAMES)
             for n in A.walk(stored, same_scope=False)
         ):
             raise _Moving("a job attribute reading the clock")

@@ -198,7 +198,8 @@ def _reading(
             continue
         done.add(id(top))
         for node in walk(top):
-            if isinstance(node, AttrRef):
+            # exact node types (`NODE_TYPES`): a failed isinstance is the costly case
+            if type(node) is AttrRef:
                 key = node.key
                 if node.scope == "PARENT" or (node.scope is None and key in _AD_NAMES):
                     return None
@@ -208,13 +209,11 @@ def _reading(
                     todo.append(raw)
                 elif raw is not None and type(raw) not in _PLAIN:
                     return None
-            elif isinstance(node, Select):
+            elif type(node) is Select:
                 seen.add(node.key)
-            elif isinstance(node, Subscript) or (
-                isinstance(node, Call) and node.key not in _PLAIN_CALLS
-            ):
+            elif type(node) is Subscript or (type(node) is Call and node.key not in _PLAIN_CALLS):
                 return None
-            elif isinstance(node, Call):
+            elif type(node) is Call:
                 calls.add(node.key)
     return frozenset(seen), frozenset(calls)
 

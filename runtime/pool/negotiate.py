@@ -473,17 +473,16 @@ def negotiate_snapshot(
         eup = effective_priority(rup, factor, accountant)
         mine = []
         for j, job in enumerate(raw.get("jobs") or []):
-            if not isinstance(job, Mapping) or "ad" not in job:
+            if (type(job) is not dict and not isinstance(job, Mapping)) or "ad" not in job:
                 raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
+            parsed = job.get("_parsed")
             mine.append(
                 _Job(
-                    str(job.get("id", f"{index}.{j}")),
+                    str(job["id"]) if "id" in job else f"{index}.{j}",
                     name,
-                    job["ad"]
-                    if job.get("_parsed")
-                    else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
-                    job.get("_keys") if job.get("_parsed") else None,
-                    not job.get("_parsed"),
+                    job["ad"] if parsed else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
+                    job.get("_keys") if parsed else None,
+                    not parsed,
                 )
             )
         mine.sort(key=lambda jb: jb.order)

@@ -893,6 +893,11 @@ class AdBuilder:
             self.last_sensors[name] = value
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
+    def cpu_busy_at(self, published: ClassAd, now: float) -> dict[str, Any]:
+        """The CpuBusy attributes of a hypothetical ad at `now` (`build`'s, the latch
+        not moved), CpuBusy evaluated in `published`."""
+        return self._cpu_busy(published, now, track=False)
+
     def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
         rule = self.spec.helpers.cpu_busy

@@ -495,3 +495,38 @@ def test_a_held_slot_is_made_again_once_its_owner_is_back() -> None:
             compared += fresh is None
             sim.now = now
     assert compared > 3
+
+
+def test_the_horizon_reads_the_later_ad_without_building_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quiet-time analysis (runtime.simulate.horizon) measures slopes against the
+    slot's ad `PROBE` seconds on; read name by name from the sensors, the clock and
+    CpuBusy (`_View.stored_later`), every name it may ask for has the value and type
+    the ad built then has: desktops with owners typing and loading them, jobs starting,
+    suspended, vacated."""
+    from runtime.simulate import horizon
+
+    original = horizon.quiet_until
+    lazy: list[int] = []
+
+    def checked(slot: Any, limit: float) -> float:
+        view = horizon._View(slot, horizon.PROBE, 2 * horizon.PROBE)
+        if view._later_kinds() is not None:
+            lazy.append(len(lazy))
+        for name in view.my.lowered():
+            if name in horizon._TIMED:
+                continue  # handled apart (never read as a value)
+            found = view.stored_later(name)
+            built = horizon._stored(view.later, name)
+            assert type(found) is type(built) and found == built, (name, found, built)
+        return original(slot, limit)
+
+    monkeypatch.setattr(horizon, "quiet_until", checked)
+    owner = _owner(0, 24, 12, 20, 1.0)
+    pool = _pool([{"name": "desk", "count": 4, "startd": "use POLICY : Desktop\n", "owner": owner}],
+                 [{"user": "ann@x", "count": 6, "run_minutes": {"mean": 40}},
+                  {"user": "bob@x", "rate_per_hour": 6, "run_minutes": {"mean": 20}}],
+                 config="PREEMPTION_REQUIREMENTS = False\n", hours=8)  # fmt: skip
+    _run(pool)
+    assert len(lazy) > 100

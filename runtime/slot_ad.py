@@ -66,6 +66,8 @@ from runtime.fired import jsonable
 #: ad structures a slot keeps analysed (`SlotAds._shared`): few per slot, a pool of
 #: 10,000 slots must not hold dozens each
 _ANALYSED_KEPT = 8
+#: layout shapes `AdBuilder._renewed` keeps a template of, per policy
+_TEMPLATES_KEPT = 64
 
 
 @dataclass(slots=True)
@@ -108,6 +110,13 @@ class _Live:
     #: guard's id: shared by the slot's ads of one shape (`AdBuilder.analysed`) while
     #: their expressions are those the shape was analysed with
     guard_reads: dict[int, tuple[Expr, Any]] = field(default_factory=dict)
+    #: the layout's names and values (`runtime.ads.ad_layout`, `Moving` markers in
+    #: place) the ads were built from: what `AdBuilder._renew` compares a new one with
+    shown: tuple[str, ...] = ()
+    template: tuple[Any, ...] = ()
+    #: the shape `AdBuilder._shared` analysed the ads as (its key): the ads `_renew`
+    #: makes from these have it too
+    shape: tuple[Any, ...] = ()
 
 
 def _changes(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
@@ -253,6 +262,10 @@ def constant_value(ad: ClassAd, name: str) -> Any:
 #: `constant_value`'s finding per expression (by identity).
 _CONSTANTS: IdentityMemo[Expr, Any] = IdentityMemo(1 << 12)
 
+#: `AdBuilder._renewed`'s templates: per policy (the slots of one table share it), the
+#: last live ads built of each layout (slot id and names)
+_TEMPLATES: IdentityMemo[PolicyExprs, dict[tuple[int, tuple[str, ...]], _Live]] = IdentityMemo(64)
+
 
 @dataclass(slots=True)
 class _Memo:
@@ -332,6 +345,10 @@ class AdBuilder:
     ] = field(default_factory=dict)
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
     alike: bool | None = None
+    #: this slot's analysis of a shape (`_Live.shape`), for the ads `_renew` makes
+    by_shape: dict[tuple[Any, ...], tuple[PolicyExprs, dict[int, tuple[Expr, Any]]]] = field(
+        default_factory=dict
+    )
 
     @property
     def scripted(self) -> bool:
@@ -375,13 +392,10 @@ class AdBuilder:
             self.cache = (key, live.ad)
             return live.ad
         sensors = self.read_sensors(now)
-        if (
-            live is None
-            or live.record is not record
-            or live.pair != pair
-            or live.sensor_names != tuple(sensors)
-        ):
+        if live is None or live.sensor_names != tuple(sensors):
             live = self._fresh(record, pair, now, overrides, sensors)
+        elif live.record is not record or live.pair != pair:
+            live = self._renewed(record, pair, now, overrides, sensors)
         else:
             if (
                 guard is not None
@@ -665,7 +679,7 @@ class AdBuilder:
                 named[index] = (name, value)
         return named, changes
 
-    def _fresh(
+    def _renewed(
         self,
         record: SlotState,
         pair: Pair,
@@ -673,17 +687,52 @@ class AdBuilder:
         overrides: Mapping[str, Any],
         sensors: Mapping[str, Any],
     ) -> _Live:
-        """The three ads built from scratch (as `build` builds them) and the layout."""
-        names = tuple(sensors)
+        """The ads for a new record or pair: made from the last ones of the same layout
+        names built for any slot of this policy (`_renew`), else afresh."""
         layout = ad_layout(
-            record, pair, self.spec, names, slot_id=self.slot_id, published_policy=self.published
-        )
+            record, pair, self.spec, tuple(sensors), slot_id=self.slot_id,
+            published_policy=self.published,
+        )  # fmt: skip
+        shapes = _TEMPLATES.get(self.policy)
+        if shapes is None:
+            shapes = _TEMPLATES.put(self.policy, {})
+        key = (self.slot_id, tuple(layout))
+        template = shapes.get(key)
+        live = None
+        if template is not None:
+            live = self._renew(template, layout, record, pair, now, overrides, sensors)
+        if live is None:
+            live = self._fresh(record, pair, now, overrides, sensors, layout)
+        if live.shared and live.in_place:
+            if len(shapes) >= _TEMPLATES_KEPT and key not in shapes:
+                shapes.clear()
+            shapes[key] = live
+        return live
+
+    def _fresh(
+        self,
+        record: SlotState,
+        pair: Pair,
+        now: float,
+        overrides: Mapping[str, Any],
+        sensors: Mapping[str, Any],
+        layout: dict[str, Any] | None = None,
+    ) -> _Live:
+        """The three ads built from scratch (as `build` builds them) and the layout (the
+        one given, when `ad_layout` was asked already)."""
+        names = tuple(sensors)
+        if layout is None:
+            layout = ad_layout(
+                record, pair, self.spec, names, slot_id=self.slot_id,
+                published_policy=self.published,
+            )  # fmt: skip
         moving = tuple((n, v) for n, v in layout.items() if type(v) is Moving)
         read = tuple((n, v.sensor) for n, v in moving if v.quantity == "sensor")
         moving = tuple((n, v) for n, v in moving if v.quantity != "sensor")
         moved = [(n, sensors[k]) for n, k in read]
         moved += moving_values(moving, record, pair, now, sensors)
-        shown = list(layout)
+        shown = tuple(layout)
+        template = tuple(layout.values())
         layout.update(moved)
         # one ad, grown in place: the published attributes (CpuBusy is evaluated in
         # them), then the CpuBusy ones (the predicates are evaluated in those), then the
@@ -696,7 +745,7 @@ class AdBuilder:
             ad.update(cpu)
         named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
         ad.update(named)
-        shared, policy, guard_reads = self._shared(ad, cpu, named)
+        shared, policy, guard_reads, shape = self._shared(ad, cpu, named)
         published = claimed = None
         if not shared:
             published = ClassAd(layout) if busy_rule else None
@@ -723,17 +772,102 @@ class AdBuilder:
             list(overrides.items()),
             tuple(i for i, name in enumerate(named) if name in TIMED_PREDICATES),
             guard_reads=guard_reads if in_place else {},
+            shown=shown,
+            template=template,
+            shape=shape,
+        )
+
+    def _renew(
+        self,
+        live: _Live,
+        layout: dict[str, Any],
+        record: SlotState,
+        pair: Pair,
+        now: float,
+        overrides: Mapping[str, Any],
+        sensors: Mapping[str, Any],
+    ) -> _Live | None:
+        """The ads of `layout` (for a new record or pair) made from `live`'s, the last
+        ones built of the same names (a copy: the holders of those keep theirs; perhaps
+        another slot's of the same policy), when it has the same markers and expressions
+        and only plain values elsewhere (None: built afresh). Then the ad has `live`'s
+        shape and the shape's analysis holds (the expressions are the same; a plain value
+        reads nothing): only the layout values that differ, the moving ones (the sensors,
+        the clock, the slot's Name), the CpuBusy attributes and the predicates are set.
+        That needs `live` shared (CpuBusy and the retirement limit read no CpuBusy
+        attribute or predicate, so those left from before change nothing evaluated
+        before they are set), made with these very overrides and sensor names. A slot
+        changes record at every transition: built afresh, its ad cost half of it."""
+        if (
+            not (live.shared and live.in_place and live.template)
+            or live.sensor_names != tuple(sensors)
+            or not _given(overrides, live.given)
+            or tuple(layout) != live.shown
+        ):
+            return None
+        changes = []
+        for (name, value), was in zip(layout.items(), live.template, strict=True):
+            if value is was:
+                continue
+            if type(value) not in _PLAIN or type(was) not in _PLAIN:
+                return None  # an expression or a marker of its own: analysed afresh
+            if type(value) is not type(was) or value != was:
+                changes.append((name, value))
+        moved = [(n, sensors[k]) for n, k in live.read]
+        moved += moving_values(live.moving, record, pair, now, sensors)
+        if any(type(value) not in _PLAIN for _, value in moved):
+            return None
+        ad = live.ad.copy()
+        _set(ad, changes, False)
+        _set(ad, moved, False)
+        cpu: dict[str, Any] = {}
+        if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
+            cpu = self._cpu_busy(ad, now, track=True)
+            ad.update(cpu)
+        named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
+        ad.update(named)
+        # this slot's own analysis of the shape (its memoised policy remembers its ads)
+        own = self.by_shape.get(live.shape)
+        if own is None:
+            shared, policy, guard_reads, _ = self._shared(ad, cpu, named)
+            if not shared:
+                return None  # (not so: the shape's analysis is `live`'s)
+            if len(self.by_shape) >= _ANALYSED_KEPT:
+                self.by_shape.clear()
+            own = self.by_shape[live.shape] = (policy, guard_reads)
+        return _Live(
+            record,
+            pair,
+            live.sensor_names,
+            True,
+            True,
+            live.read,
+            live.moving,
+            None,
+            None,
+            ad,
+            own[0],
+            now,
+            moved,
+            list(cpu.items()),
+            list(named.items()),
+            list(overrides.items()),
+            live.timed,
+            guard_reads=own[1],
+            shown=live.shown,
+            template=tuple(layout.values()),
+            shape=live.shape,
         )
 
     def _shared(
         self, ad: ClassAd, cpu: Mapping[str, Any], named: Mapping[str, Any]
-    ) -> tuple[bool, PolicyExprs, dict[int, tuple[Expr, Any]]]:
+    ) -> tuple[bool, PolicyExprs, dict[int, tuple[Expr, Any]], tuple[Any, ...]]:
         """Whether CpuBusy reads none of `cpu` and `named` and the retirement limit none
         of `named` (so both may be evaluated in the one ad `ad`: `_Live.shared`); and the
         policy to evaluate them with: when shared, those of the two whose value only the
         attributes they read decide are memoised (`memo_keys`: evaluated again only when
         one of these changes). Both are kept per ad shape (the slot's ads of one shape
-        share the memoised policy), with the shape's `_Live.guard_reads`."""
+        share the memoised policy), with the shape's `_Live.guard_reads`; and the key."""
         lowered = ad.lowered()
         # flat tuples (not one of pairs: a slot keeps several, a pool thousands of slots),
         # made by C loops: the names, each value's type, the expressions by identity
@@ -745,7 +879,7 @@ class AdBuilder:
         )
         hit = self.analysed.get(key)
         if hit is not None:
-            return hit[1], hit[2], hit[3]
+            return hit[1], hit[2], hit[3], key
         sources = self.policy.sources
         later = {name.lower() for name in named}
         limit = reads(sources.get(self.spec.helpers.retirement.limit), ad.lowered())
@@ -770,7 +904,7 @@ class AdBuilder:
         guard_reads: dict[int, tuple[Expr, Any]] = {}
         # (the expressions kept alive: the key holds their ids)
         self.analysed[key] = (list(ad.values()), shared, policy, guard_reads)
-        return shared, policy, guard_reads
+        return shared, policy, guard_reads, key
 
     def _refresh(
         self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]

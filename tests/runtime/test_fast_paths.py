@@ -562,3 +562,58 @@ def test_an_expression_is_logged_and_shown_unparsed() -> None:
     expr = parse("KeyboardIdle > 15 * 60 && LoadAvg < 0.3")
     assert jsonable(expr) == show(expr) == unparse(expr)
     assert jsonable({"Start": expr}) == {"Start": unparse(expr)}
+
+
+def test_an_ad_renewed_from_another_slots_equals_a_fresh_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A slot's ads for a new record are made from the last ones of the same layout
+    names built for any slot of the policy (`AdBuilder._renewed`): two desktops of one
+    table, their jobs ending and starting in turn while the owner of one comes and goes
+    (the latch moves), hand out ads equal to fresh builds, many of them renewed from the
+    other slot's."""
+    from runtime import slot_ad
+
+    counts = {"whole": 0, "guard": 0}
+    _checking(monkeypatch, counts)
+    renewed: list[bool] = []  # made from the other slot's ads
+    renew = AdBuilder._renew
+
+    def counting(self: AdBuilder, live: Any, *args: Any) -> Any:
+        made = renew(self, live, *args)
+        if made is not None:
+            renewed.append(live.ad.get("Name") != made.ad.get("Name"))
+        return made
+
+    monkeypatch.setattr(AdBuilder, "_renew", counting)
+    slot_ad._TEMPLATES.clear()
+    table = _desktop()
+    clock = SimClock()
+    slots = []
+    for n in (1, 2):
+        sensors = FakeSensors(start=clock.now())
+        sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "Name": f"slot1@m{n}"}, 0)
+        slot = Slot(table, sensors, clock, job={"Owner": "ann", "ImageSize": 100 * n})
+        slot.start()
+        slot.send("benchmarks_done")
+        slots.append((slot, sensors))
+    t = 0.0
+    for round_ in range(6):
+        for n, (slot, sensors) in enumerate(slots):
+            t += 50.0
+            clock.advance_to(t)
+            if n == 0:  # the owner of the first desktop types and loads it now and then
+                busy = round_ % 3 == 1
+                sensors.set(
+                    {"KeyboardIdle": 0 if busy else 3600, "LoadAvg": 1.0 if busy else 0.0}, t
+                )
+                slot.poll()
+            pair = slot.pair_tuple()
+            if pair == ("Unclaimed", "Idle"):
+                for event in ("match", "claim", "activate"):
+                    slot.send(event)
+            elif pair == ("Claimed", "Busy"):
+                slot.send("job_exit")
+                slot.send("activate")
+    assert counts["whole"] + counts["guard"] > 20
+    assert len(renewed) > 10 and any(renewed)

@@ -76,6 +76,7 @@ class SimJob:
     lost: float = 0.0  # run seconds lost to evictions
     made: dict[str, Any] | None = None
     made_keys: tuple[Any, ...] | None = None
+    made_entry: dict[str, Any] | None = None
 
     @property
     def ad(self) -> dict[str, Any]:
@@ -95,13 +96,21 @@ class SimJob:
             self.made_keys = job_keys(self.ad)
         return self.made_keys
 
+    @property
+    def entry(self) -> dict[str, Any]:
+        """The job as a cycle's snapshot lists it (`negotiate_snapshot`'s job entry: its
+        ad parsed, its keys made), made once while the job lives (the cycle reads it)."""
+        if self.made_entry is None:
+            self.made_entry = {"id": self.id, "ad": self.ad, "_parsed": True, "_keys": self.keys}
+        return self.made_entry
+
     def finish(self, at: float) -> None:
         """The job is done: it is numbers from now on."""
         self.done = self.need
         self.state = "done"
         self.finished = at
         self.running_since = None
-        self.made = self.made_keys = None
+        self.made = self.made_keys = self.made_entry = None
 
 
 @dataclass
@@ -679,8 +688,7 @@ class Simulation:
             submitters.append(
                 {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
                  "factor": factor,
-                 "jobs": [{"id": j.id, "ad": j.ad, "_parsed": True, "_keys": j.keys}
-                          for j in idle]}
+                 "jobs": [j.entry for j in idle]}
             )  # fmt: skip
         document = {"config": self.negotiator_config, "machines": machines,
                     "submitters": submitters}  # fmt: skip

@@ -106,19 +106,21 @@ def _context(now: int) -> Any:
     return function_context(now, rng=_RANDOM)
 
 
-_last_context: tuple[int, Any] = (-1, None)
+#: the contexts of the last few instants (a simulation moves between a few: the event's,
+#: a slot's probe some seconds on, the next event's)
+_contexts: dict[int, Any] = {}
+_CONTEXTS_KEPT = 8
 
 
 def eval_context(now: float) -> Any:
     """The evaluator's function context (clock fixed at `now`), shared within one instant:
     building one per evaluation would dominate a replay (and one per instant a poll)."""
-    global _last_context
     second = int(now)
-    last = _last_context
-    if last[0] == second:
-        return last[1]
-    ctx = _context(second)
-    _last_context = (second, ctx)
+    ctx = _contexts.get(second)
+    if ctx is None:
+        if len(_contexts) >= _CONTEXTS_KEPT:
+            _contexts.clear()
+        ctx = _contexts[second] = _context(second)
     return ctx
 
 

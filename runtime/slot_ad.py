@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
-from operator import itemgetter
+from operator import is_not, itemgetter
 from typing import Any, Final
 
 from compiler import IdentityMemo, holds
@@ -805,17 +805,20 @@ class AdBuilder:
             or tuple(layout) != live.shown
         ):
             return None
+        template = tuple(layout.values())
+        was_template = live.template
         changes = []
-        for (name, value), was in zip(layout.items(), live.template, strict=True):
-            if value is was:
-                continue
+        # the places whose value is another object, found by C loops (a handful of the
+        # layout's names: the record's times and the like)
+        for i in compress(range(len(template)), map(is_not, template, was_template)):
+            value, was = template[i], was_template[i]
             if type(value) not in _PLAIN or type(was) not in _PLAIN:
                 return None  # an expression or a marker of its own: analysed afresh
             if type(value) is not type(was) or value != was:
-                changes.append((name, value))
+                changes.append((live.shown[i], value))
         moved = [(n, sensors[k]) for n, k in live.read]
         moved += moving_values(live.moving, record, pair, now, sensors)
-        if any(type(value) not in _PLAIN for _, value in moved):
+        if not _PLAIN.issuperset(map(type, map(_VALUE, moved))):
             return None
         ad = live.ad.copy()
         _set(ad, changes, False)
@@ -855,7 +858,7 @@ class AdBuilder:
             live.timed,
             guard_reads=own[1],
             shown=live.shown,
-            template=tuple(layout.values()),
+            template=template,
             shape=live.shape,
         )
 

@@ -50,6 +50,7 @@ from compiler.errors import PolicyError
 from compiler.machine import enter_actions, pair_name, to_transitions, trigger_index
 from compiler.spec import Action, Pair
 from runtime.ads import (
+    NO_AD,
     READS_MY,
     Env,
     SlotState,
@@ -58,6 +59,7 @@ from runtime.ads import (
     apply_action,
     eval_context,
     policy_exprs,
+    reads_my,
     replaced,
     retirement_remaining,
 )
@@ -630,18 +632,30 @@ class Slot:
     def perform(self, actions: tuple[Action, ...], job: Mapping[str, Any] | None) -> None:
         """Run spec actions: the record's change, then the outside effect."""
         for action in actions:
-            env = self._env(job, my=action.name in READS_MY)
+            # the slot's ad only for an action that may read it (`runtime.ads.reads_my`);
+            # one of READS_MY whose expressions read nothing gets an empty one
+            env = self._env(
+                job,
+                my=reads_my(action, self.spec, self.policy),
+                unread=NO_AD if action.name in READS_MY else None,
+            )
             self.record = apply_action(self.record, action, env)
             self._invalidate()
             self._effect(action)
 
     # ---------------------------------------------------------------- internals
-    def _env(self, job: Mapping[str, Any] | None, my: bool = True) -> Env:
-        """The action's environment; `my`: with the slot's ad now (else `Unbuilt`)."""
+    def _env(
+        self,
+        job: Mapping[str, Any] | None,
+        my: bool = True,
+        unread: Mapping[str, Any] | None = None,
+    ) -> Env:
+        """The action's environment; `my`: with the slot's ad now (else `unread`, or
+        `Unbuilt`)."""
         payload = job if job is not None else self._claim_request
         if payload is None:
             payload = self.request_job
-        ad = self.eval_ad() if my else Unbuilt()
+        ad = self.eval_ad() if my else (unread if unread is not None else Unbuilt())
         return Env(self.clock.now(), self.spec, self.policy, ad, payload)
 
     def _effect(self, action: Action) -> None:

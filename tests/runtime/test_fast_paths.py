@@ -617,3 +617,51 @@ def test_an_ad_renewed_from_another_slots_equals_a_fresh_build(
                 slot.send("activate")
     assert counts["whole"] + counts["guard"] > 20
     assert len(renewed) > 10 and any(renewed)
+
+
+ATOMS = st.sampled_from(
+    ["600", "10 * 60", "2.5", '"x"', "true", "undefined", "Memory", "MY.Memory",
+     "TARGET.ImageSize", "KeyboardIdle", "time()", "strcat(\"a\", \"b\")", "{1, 2}[0]",
+     "[a = 1].a", "ifThenElse(1 > 0, 2, 3)"]
+)  # fmt: skip
+EXPRESSIONS = st.recursive(
+    ATOMS,
+    lambda inner: st.one_of(
+        st.tuples(inner, st.sampled_from(["+", "-", "*", "/", "&&", "||", ">", "=?="]), inner).map(
+            lambda t: f"({t[0]} {t[1]} {t[2]})"
+        ),
+        st.tuples(inner, inner, inner).map(lambda t: f"({t[0]} ? {t[1]} : {t[2]})"),
+    ),
+    max_leaves=6,
+)
+
+
+@given(text=EXPRESSIONS)
+def test_an_action_reads_the_slots_ad_unless_its_expressions_read_nothing(text: str) -> None:
+    """`runtime.ads.reads_my`: a slot performs begin_claim (RANK) and start_job (the
+    vacate limit) without building its ad only when the expression reads nothing, so
+    that it is the same in the slot's ad as in an empty one, against any job."""
+    from compiler.spec import Action
+    from runtime.ads import NO_AD, PolicyExprs, reads_my
+
+    spec = _desktop().spec
+    expr = parse(text)
+    policy = PolicyExprs(
+        {"RANK": compile_expr(expr), spec.helpers.vacate.limit: compile_expr(expr)},
+        {}, _desktop().program.settings, {"RANK": expr, spec.helpers.vacate.limit: expr},
+    )  # fmt: skip
+    ad = ClassAd({"Memory": 2048, "KeyboardIdle": 30, "Name": "slot1@x"})
+    job = ClassAd({"ImageSize": 1000, "Memory": 1})
+    for action in (Action("begin_claim"), Action("start_job")):
+        if not reads_my(action, spec, policy):
+            now = 1_700_000_000
+            assert repr(policy.value("RANK", NO_AD, job, now)) == repr(
+                policy.value("RANK", ad, job, now)
+            )
+            assert all(n not in text for n in ("Memory", "Idle", "TARGET", "time", "["))
+        else:
+            assert any(
+                n in text for n in ("Memory", "Idle", "TARGET", "time", "strcat", "[", "ifThenElse")
+            )
+    assert not reads_my(Action("set_preempt_latch", "always"), spec, policy)
+    assert not reads_my(Action("start_timer", "lease"), spec, policy)

@@ -32,6 +32,16 @@ transition about to be recorded). A guard the analysis cannot read (`eval`, `MY[
 an ad as a value, a stored expression doing so) gets the whole refresh; so does every
 guard while CpuBusy or the retirement limit calls `random()` (filling in evaluates the
 limit again: only while that gives the same value).
+
+A new record or pair (every transition) changes the layout's values, not often its
+names: the ads are then renewed (`_renewed`, `_renew`) from a copy of the last ones built
+with the same layout names for any slot of the policy (`_TEMPLATES`), setting the layout
+values that differ, the moving ones, the CpuBusy attributes and the predicates, when the
+template's ads are shared and in place, made with the same overrides and sensor names,
+and the two layouts hold the same expressions and markers and plain values elsewhere
+(so the shape's analysis holds: each slot keeps its own memoised policy for it,
+`by_shape`). Otherwise they are built afresh (`_fresh`). A pool's slots share a handful of
+templates; the tests compare every ad handed out with a build.
 """
 
 from __future__ import annotations

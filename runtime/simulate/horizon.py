@@ -27,10 +27,13 @@ guard of the pair's evaluation pass can change value, so no pass before it can f
   conditional, a list, a nested ad) gives no quiet time at all: the slot is evaluated
   at every pass, as the startd does.
 
-The slopes are measured, not assumed: the slot's ad is built (without side effects) now
-and `PROBE` seconds later and each attribute's change divided by it; attributes known
-not to be affine (the clock-of-day ones, the timed predicates) are handled apart. A
-guard against a job reads the job's ad, which does not move.
+The slopes are measured, not assumed: each attribute's change between the slot's ad now
+and its ad `PROBE` seconds later (made without side effects: read name by name from the
+sensors, the clock and CpuBusy when the slot's live ads tell where each moving name comes
+from, else built whole), divided by `PROBE`; attributes known not to be affine (the
+clock-of-day ones, the timed predicates) are handled apart. A guard against a job reads
+the job's ad, which does not move. The guards of one pass share what was found of the
+macros they read (`_View.found`).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from compiler.classad import (
     parse,
     unparse,
 )
-from compiler.classad.ast import AttrRef, Call, Expr, Select, Subscript, walk
+from compiler.classad.ast import Expr
 from compiler.slots import naming
 from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
 
@@ -194,35 +194,7 @@ def my_expressions(action: Action, spec: EraSpec) -> tuple[str, ...]:
             return ()
 
 
-def reads_my(action: Action, spec: EraSpec, policy: PolicyExprs) -> bool:
-    """Whether performing `action` may read the slot's ad: it is one of READS_MY and one
-    of the expressions it evaluates there reads something (an attribute, a function:
-    only literals and operators on them read nothing, and give one value in any ad).
-    A slot whose RANK and MachineMaxVacateTime are numbers starts a job without its ad."""
-    if action.name not in READS_MY:
-        return False
-    for name in my_expressions(action, spec):
-        source = policy.sources.get(name)
-        if source is None:
-            if name in policy.exprs:
-                return True  # compiled from what we cannot see
-            continue  # no such expression: UNDEFINED, in any ad
-        found = _LITERAL_ONLY.get(source)
-        if found is None:
-            found = _LITERAL_ONLY.put(source, _literal_only(source))
-        if not found:
-            return True
-    return False
-
-
-def _literal_only(expr: Expr) -> bool:
-    return all(type(node) not in _READING for node in walk(expr))
-
-
-#: The nodes through which an expression may read an ad (or anything but its text).
-_READING = frozenset({AttrRef, Select, Subscript, Call})
-_LITERAL_ONLY: IdentityMemo[Expr, bool] = IdentityMemo(256)
-#: MY for an action whose expressions read nothing (`reads_my`)
+#: MY for an action whose expressions read nothing (`runtime.slot_ad.reads_my`)
 NO_AD: Mapping[str, Any] = ClassAd()
 
 

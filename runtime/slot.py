@@ -59,7 +59,6 @@ from runtime.ads import (
     apply_action,
     eval_context,
     policy_exprs,
-    reads_my,
     replaced,
     retirement_remaining,
 )
@@ -67,7 +66,7 @@ from runtime.clock import SimClock
 from runtime.engine import Engine
 from runtime.fired import Fired, Handled, describe, guard_values, jsonable, num, show
 from runtime.sensors.fake import FakeSensors
-from runtime.slot_ad import AdBuilder
+from runtime.slot_ad import AdBuilder, reads_my
 from runtime.timers import POLL, UPDATE, Schedule, timer_seconds
 
 Listener = Callable[[dict[str, Any]], None]
@@ -632,7 +631,7 @@ class Slot:
     def perform(self, actions: tuple[Action, ...], job: Mapping[str, Any] | None) -> None:
         """Run spec actions: the record's change, then the outside effect."""
         for action in actions:
-            # the slot's ad only for an action that may read it (`runtime.ads.reads_my`);
+            # the slot's ad only for an action that may read it (`runtime.slot_ad.reads_my`);
             # one of READS_MY whose expressions read nothing gets an empty one
             env = self._env(
                 job,

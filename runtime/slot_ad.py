@@ -55,8 +55,9 @@ from typing import Any, Final
 from compiler import IdentityMemo, holds
 from compiler.classad import ClassAd, evaluate
 from compiler.classad.ast import NODE_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
-from compiler.spec import EraSpec, Pair
+from compiler.spec import Action, EraSpec, Pair
 from runtime.ads import (
+    READS_MY,
     TIMED_PREDICATES,
     Moving,
     PolicyExprs,
@@ -67,6 +68,7 @@ from runtime.ads import (
     eval_context,
     machine_ad,
     moving_values,
+    my_expressions,
     pair_names,
     predicates,
     timed_predicates,
@@ -260,17 +262,43 @@ def constant_value(ad: ClassAd, name: str) -> Any:
     if type(raw) in _NODES:
         found = _CONSTANTS.get(raw, _ABSENT)
         if found is _ABSENT:
-            # an expression that reads no name and calls neither time() nor random() has
-            # one value in every ad: found once per expression (a pool's slots publish
-            # the same few)
-            found = NOT_CONSTANT if memo_keys(raw, lowered) != () else evaluate(raw, ad, None)
+            # found once per expression (a pool's slots publish the same few)
+            found = evaluate(raw, ad, None) if reads_nothing(raw) else NOT_CONSTANT
             _CONSTANTS.put(raw, found)
         raw = found
     return raw if raw is None or type(raw) in _PLAIN else NOT_CONSTANT
 
 
-#: `constant_value`'s finding per expression (by identity).
+def reads_nothing(expr: Expr) -> bool:
+    """Whether `expr` reads no attribute and calls neither time() nor random() nor a
+    builtin that reads by a computed name (`memo_keys` is empty in any ad): it has one
+    value in every ad, against any target, at any time."""
+    found = _READS_NOTHING.get(expr)
+    if found is None:
+        found = _READS_NOTHING.put(expr, memo_keys(expr, {}) == ())
+    return found
+
+
+def reads_my(action: Action, spec: EraSpec, policy: PolicyExprs) -> bool:
+    """Whether performing `action` may read the slot's ad: it is one of READS_MY and an
+    expression it evaluates there (`runtime.ads.my_expressions`) reads something
+    (`reads_nothing`); a missing one is UNDEFINED in any ad. A slot whose RANK and
+    MachineMaxVacateTime are numbers starts a job without building its ad."""
+    if action.name not in READS_MY:
+        return False
+    for name in my_expressions(action, spec):
+        source = policy.sources.get(name)
+        if source is None:
+            if name in policy.exprs:
+                return True  # compiled from what we cannot see
+        elif not reads_nothing(source):
+            return True
+    return False
+
+
+#: `constant_value`'s finding per expression (by identity), and `reads_nothing`'s.
 _CONSTANTS: IdentityMemo[Expr, Any] = IdentityMemo(1 << 12)
+_READS_NOTHING: IdentityMemo[Expr, bool] = IdentityMemo(1 << 12)
 
 #: `AdBuilder._renewed`'s templates: per policy (the slots of one table share it), the
 #: last live ads built of each layout (slot id and names)

@@ -638,11 +638,12 @@ EXPRESSIONS = st.recursive(
 
 @given(text=EXPRESSIONS)
 def test_an_action_reads_the_slots_ad_unless_its_expressions_read_nothing(text: str) -> None:
-    """`runtime.ads.reads_my`: a slot performs begin_claim (RANK) and start_job (the
+    """`runtime.slot_ad.reads_my`: a slot performs begin_claim (RANK) and start_job (the
     vacate limit) without building its ad only when the expression reads nothing, so
     that it is the same in the slot's ad as in an empty one, against any job."""
     from compiler.spec import Action
-    from runtime.ads import NO_AD, PolicyExprs, reads_my
+    from runtime.ads import NO_AD, PolicyExprs
+    from runtime.slot_ad import reads_my
 
     spec = _desktop().spec
     expr = parse(text)

@@ -34,13 +34,13 @@ guard while CpuBusy or the retirement limit calls `random()` (filling in evaluat
 limit again: only while that gives the same value).
 
 A new record or pair (every transition) changes the layout's values, not often its
-names: the ads are then renewed (`_renewed`, `_renew`) from a copy of the last ones built
+names: the ads are then renewed (`_fresh`, `_renew`) from a copy of the last ones built
 with the same layout names for any slot of the policy (`_TEMPLATES`), setting the layout
 values that differ, the moving ones, the CpuBusy attributes and the predicates, when the
 template's ads are shared and in place, made with the same overrides and sensor names,
 and the two layouts hold the same expressions and markers and plain values elsewhere
 (so the shape's analysis holds: each slot keeps its own memoised policy for it,
-`by_shape`). Otherwise they are built afresh (`_fresh`). A pool's slots share a handful of
+`by_shape`). Otherwise they are built (`_built`). A pool's slots share a handful of
 templates; the tests compare every ad handed out with a build.
 """
 
@@ -78,7 +78,7 @@ from runtime.fired import jsonable
 #: ad structures a slot keeps analysed (`SlotAds._shared`): few per slot, a pool of
 #: 10,000 slots must not hold dozens each
 _ANALYSED_KEPT = 8
-#: layout shapes `AdBuilder._renewed` keeps a template of, per policy
+#: layout shapes `AdBuilder._fresh` keeps a template of, per policy
 _TEMPLATES_KEPT = 64
 
 
@@ -300,7 +300,7 @@ def reads_my(action: Action, spec: EraSpec, policy: PolicyExprs) -> bool:
 _CONSTANTS: IdentityMemo[Expr, Any] = IdentityMemo(1 << 12)
 _READS_NOTHING: IdentityMemo[Expr, bool] = IdentityMemo(1 << 12)
 
-#: `AdBuilder._renewed`'s templates: per policy (the slots of one table share it), the
+#: `AdBuilder._fresh`'s templates: per policy (the slots of one table share it), the
 #: last live ads built of each layout (slot id and names)
 _TEMPLATES: IdentityMemo[PolicyExprs, dict[tuple[int, tuple[str, ...]], _Live]] = IdentityMemo(64)
 
@@ -430,10 +430,13 @@ class AdBuilder:
             self.cache = (key, live.ad)
             return live.ad
         sensors = self.read_sensors(now)
-        if live is None or live.sensor_names != tuple(sensors):
+        if (
+            live is None
+            or live.record is not record
+            or live.pair != pair
+            or live.sensor_names != tuple(sensors)
+        ):
             live = self._fresh(record, pair, now, overrides, sensors)
-        elif live.record is not record or live.pair != pair:
-            live = self._renewed(record, pair, now, overrides, sensors)
         else:
             if (
                 guard is not None
@@ -717,7 +720,7 @@ class AdBuilder:
                 named[index] = (name, value)
         return named, changes
 
-    def _renewed(
+    def _fresh(
         self,
         record: SlotState,
         pair: Pair,
@@ -725,8 +728,9 @@ class AdBuilder:
         overrides: Mapping[str, Any],
         sensors: Mapping[str, Any],
     ) -> _Live:
-        """The ads for a new record or pair: made from the last ones of the same layout
-        names built for any slot of this policy (`_renew`), else afresh."""
+        """New ads (a new record or pair, or the old ones analysed anew): made from the
+        last ones of the same layout names built for any slot of this policy (`_renew`),
+        else built (`_built`)."""
         layout = ad_layout(
             record, pair, self.spec, tuple(sensors), slot_id=self.slot_id,
             published_policy=self.published,
@@ -740,30 +744,25 @@ class AdBuilder:
         if template is not None:
             live = self._renew(template, layout, record, pair, now, overrides, sensors)
         if live is None:
-            live = self._fresh(record, pair, now, overrides, sensors, layout)
+            live = self._built(layout, record, pair, now, overrides, sensors)
         if live.shared and live.in_place:
             if len(shapes) >= _TEMPLATES_KEPT and key not in shapes:
                 shapes.clear()
             shapes[key] = live
         return live
 
-    def _fresh(
+    def _built(
         self,
+        layout: dict[str, Any],
         record: SlotState,
         pair: Pair,
         now: float,
         overrides: Mapping[str, Any],
         sensors: Mapping[str, Any],
-        layout: dict[str, Any] | None = None,
     ) -> _Live:
-        """The three ads built from scratch (as `build` builds them) and the layout (the
-        one given, when `ad_layout` was asked already)."""
+        """The three ads built from scratch (as `build` builds them) from `layout` (the
+        record's `ad_layout`)."""
         names = tuple(sensors)
-        if layout is None:
-            layout = ad_layout(
-                record, pair, self.spec, names, slot_id=self.slot_id,
-                published_policy=self.published,
-            )  # fmt: skip
         moving = tuple((n, v) for n, v in layout.items() if type(v) is Moving)
         read = tuple((n, v.sensor) for n, v in moving if v.quantity == "sensor")
         moving = tuple((n, v) for n, v in moving if v.quantity != "sensor")

@@ -568,7 +568,7 @@ def test_an_ad_renewed_from_another_slots_equals_a_fresh_build(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A slot's ads for a new record are made from the last ones of the same layout
-    names built for any slot of the policy (`AdBuilder._renewed`): two desktops of one
+    names built for any slot of the policy (`AdBuilder._fresh`): two desktops of one
     table, their jobs ending and starting in turn while the owner of one comes and goes
     (the latch moves), hand out ads equal to fresh builds, many of them renewed from the
     other slot's."""

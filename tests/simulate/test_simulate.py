@@ -423,6 +423,17 @@ def test_the_collector_thresholds_are_the_simulations_only_while_it_runs() -> No
     assert gc.get_threshold() == before
 
 
+def _busy_desktops(count: int, queued: int, *, hours: float) -> Any:
+    """Desktops whose owners type and load them all day (12 sessions of 20 minutes), a
+    queue of 40-minute jobs and a stream of 20-minute ones, no priority preemption."""
+    owner = _owner(0, 24, 12, 20, 1.0)
+    return _pool([{"name": "desk", "count": count, "startd": "use POLICY : Desktop\n",
+                   "owner": owner}],
+                 [{"user": "ann@x", "count": queued, "run_minutes": {"mean": 40}},
+                  {"user": "bob@x", "rate_per_hour": 6, "run_minutes": {"mean": 20}}],
+                 config="PREEMPTION_REQUIREMENTS = False\n", hours=hours)  # fmt: skip
+
+
 def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every slot the engine hands a cycle as held (`Simulation._held`, from
     `AdBuilder.steady`, or as it was when nothing reached the slot since) has the claim
@@ -453,12 +464,7 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
         return found
 
     monkeypatch.setattr(Simulation, "_held", held)
-    owner = _owner(0, 24, 12, 20, 1.0)
-    pool = _pool([{"name": "desk", "count": 6, "startd": "use POLICY : Desktop\n", "owner": owner}],
-                 [{"user": "ann@x", "count": 8, "run_minutes": {"mean": 40}},
-                  {"user": "bob@x", "rate_per_hour": 6, "run_minutes": {"mean": 20}}],
-                 config="PREEMPTION_REQUIREMENTS = False\n", hours=12)  # fmt: skip
-    _run(pool)
+    _run(_busy_desktops(6, 8, hours=12))
     assert len(checked) > 200
     assert len(kept) > 50
 
@@ -523,10 +529,5 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
         return original(slot, limit)
 
     monkeypatch.setattr(horizon, "quiet_until", checked)
-    owner = _owner(0, 24, 12, 20, 1.0)
-    pool = _pool([{"name": "desk", "count": 4, "startd": "use POLICY : Desktop\n", "owner": owner}],
-                 [{"user": "ann@x", "count": 6, "run_minutes": {"mean": 40}},
-                  {"user": "bob@x", "rate_per_hour": 6, "run_minutes": {"mean": 20}}],
-                 config="PREEMPTION_REQUIREMENTS = False\n", hours=8)  # fmt: skip
-    _run(pool)
+    _run(_busy_desktops(4, 6, hours=8))
     assert len(lazy) > 100

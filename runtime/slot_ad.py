@@ -46,6 +46,7 @@ templates; the tests compare every ad handed out with a build.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
@@ -300,9 +301,19 @@ def reads_my(action: Action, spec: EraSpec, policy: PolicyExprs) -> bool:
 _CONSTANTS: IdentityMemo[Expr, Any] = IdentityMemo(1 << 12)
 _READS_NOTHING: IdentityMemo[Expr, bool] = IdentityMemo(1 << 12)
 
-#: `AdBuilder._fresh`'s templates: per policy (the slots of one table share it), the
-#: last live ads built of each layout (slot id and names)
-_TEMPLATES: IdentityMemo[PolicyExprs, dict[tuple[int, tuple[str, ...]], _Live]] = IdentityMemo(64)
+
+class _Templates(threading.local):
+    """`AdBuilder._fresh`'s templates, per thread (a template's ads are refreshed in place
+    by their own slot, so another thread must not copy them): per policy (the slots of
+    one table share it), the last live ads built of each layout (slot id and names)."""
+
+    def __init__(self) -> None:
+        self.by_policy: IdentityMemo[PolicyExprs, dict[tuple[int, tuple[str, ...]], _Live]] = (
+            IdentityMemo(64)
+        )
+
+
+_TEMPLATES = _Templates()
 
 
 @dataclass(slots=True)
@@ -735,9 +746,10 @@ class AdBuilder:
             record, pair, self.spec, tuple(sensors), slot_id=self.slot_id,
             published_policy=self.published,
         )  # fmt: skip
-        shapes = _TEMPLATES.get(self.policy)
+        templates = _TEMPLATES.by_policy
+        shapes = templates.get(self.policy)
         if shapes is None:
-            shapes = _TEMPLATES.put(self.policy, {})
+            shapes = templates.put(self.policy, {})
         key = (self.slot_id, tuple(layout))
         template = shapes.get(key)
         live = None

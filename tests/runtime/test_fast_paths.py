@@ -586,7 +586,7 @@ def test_an_ad_renewed_from_another_slots_equals_a_fresh_build(
         return made
 
     monkeypatch.setattr(AdBuilder, "_renew", counting)
-    slot_ad._TEMPLATES.clear()
+    slot_ad._TEMPLATES.by_policy.clear()
     table = _desktop()
     clock = SimClock()
     slots = []
@@ -666,3 +666,26 @@ def test_an_action_reads_the_slots_ad_unless_its_expressions_read_nothing(text: 
             )
     assert not reads_my(Action("set_preempt_latch", "always"), spec, policy)
     assert not reads_my(Action("start_timer", "lease"), spec, policy)
+
+
+def test_each_thread_renews_ads_from_templates_of_its_own() -> None:
+    """A template's ads are refreshed in place by their own slot: another thread (a
+    threaded dask worker running two simulations) keeps templates of its own."""
+    import threading
+
+    from runtime import slot_ad
+
+    slot = _desktop_slot()  # its transitions leave templates in this thread
+    assert len(slot_ad._TEMPLATES.by_policy) > 0
+    seen: list[int] = []
+
+    def other() -> None:
+        seen.append(len(slot_ad._TEMPLATES.by_policy))
+        _desktop_slot()
+        seen.append(len(slot_ad._TEMPLATES.by_policy))
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    thread.join()
+    assert seen[0] == 0 and seen[1] > 0
+    assert slot.pair_tuple() == ("Claimed", "Busy")

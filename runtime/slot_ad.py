@@ -357,6 +357,21 @@ def _same_items(old: list[tuple[str, Any]], new: list[tuple[str, Any]]) -> bool:
     )
 
 
+def _moved(
+    read: tuple[tuple[str, str], ...],
+    moving: tuple[tuple[str, Moving], ...],
+    record: SlotState,
+    pair: Pair,
+    now: float,
+    sensors: Mapping[str, Any],
+) -> list[tuple[str, Any]]:
+    """The values at `now` of a layout's moving attributes: those `read` from the
+    sensors, then the other `moving` ones (`runtime.ads.moving_values`)."""
+    moved = [(n, sensors[k]) for n, k in read]
+    moved += moving_values(moving, record, pair, now, sensors)
+    return moved
+
+
 def _given(overrides: Mapping[str, Any], given: list[tuple[str, Any]]) -> bool:
     """`overrides` holds the very values of `given` (identity: a cheap, strict check)."""
     if len(overrides) != len(given):
@@ -778,8 +793,7 @@ class AdBuilder:
         moving = tuple((n, v) for n, v in layout.items() if type(v) is Moving)
         read = tuple((n, v.sensor) for n, v in moving if v.quantity == "sensor")
         moving = tuple((n, v) for n, v in moving if v.quantity != "sensor")
-        moved = [(n, sensors[k]) for n, k in read]
-        moved += moving_values(moving, record, pair, now, sensors)
+        moved = _moved(read, moving, record, pair, now, sensors)
         shown = tuple(layout)
         template = tuple(layout.values())
         layout.update(moved)
@@ -865,8 +879,7 @@ class AdBuilder:
                 return None  # an expression or a marker of its own: analysed afresh
             if type(value) is not type(was) or value != was:
                 changes.append((live.shown[i], value))
-        moved = [(n, sensors[k]) for n, k in live.read]
-        moved += moving_values(live.moving, record, pair, now, sensors)
+        moved = _moved(live.read, live.moving, record, pair, now, sensors)
         if not _PLAIN.issuperset(map(type, map(_VALUE, moved))):
             return None
         ad = live.ad.copy()
@@ -1079,10 +1092,34 @@ class AdBuilder:
             self.last_sensors[name] = value
             self.log({"kind": "sensor", "name": name, "value": jsonable(value)})
 
-    def cpu_busy_at(self, published: ClassAd, now: float) -> dict[str, Any]:
-        """The CpuBusy attributes of a hypothetical ad at `now` (`build`'s, the latch
-        not moved), CpuBusy evaluated in `published`."""
-        return self._cpu_busy(published, now, track=False)
+    def moved_at(self, record: SlotState, pair: Pair, at: float) -> dict[str, Any] | None:
+        """The values `build(record, pair, at, ...)` gives the names that move with the
+        clock and the sensors (the layout's moving attributes and the CpuBusy ones), by
+        lower-case name, without building the ad and without a side effect; None when
+        the slot's live ads cannot tell (not of this record and pair, not shared or not
+        in place, sensors that log what they read or now read other names). Every other
+        name of the ad has the value it has now (a timed predicate apart)."""
+        live = self.live
+        if (
+            not self.scripted
+            or live is None
+            or live.record is not record
+            or live.pair != pair
+            or not (live.in_place and live.shared)
+        ):
+            return None
+        sensors = self.read_sensors(at)
+        if tuple(sensors) != live.sensor_names:
+            return None
+        moved = _moved(live.read, live.moving, record, pair, at, sensors)
+        values = {name.lower(): value for name, value in moved}
+        if live.cpu:
+            # CpuBusy reads no CpuBusy attribute or predicate (shared): evaluated in the
+            # ad with the moving values set, the latch not moved
+            ad = _set(live.ad.copy(), moved, False)
+            cpu = self._cpu_busy(ad, at, track=False)
+            values.update((name.lower(), value) for name, value in cpu.items())
+        return values
 
     def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""

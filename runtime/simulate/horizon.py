@@ -45,7 +45,6 @@ from typing import Any, Final
 from compiler import IdentityMemo
 from compiler.classad import ERROR, truth
 from compiler.classad import ast as A
-from runtime.ads import clock_quantities
 
 #: Seconds between the two ads the slopes are measured from.
 PROBE: Final = 1000.0
@@ -110,9 +109,8 @@ class _View:
             slot.record, slot.pair, self.now, slot.overrides
         )
         self._later: Any = None
-        #: where each name of `later` that moves gets its value (`_later_kinds`)
-        self._kinds: dict[str, tuple[str, str]] | None = None
-        self._moved: dict[str, dict[str, Any]] = {}
+        #: the moving names' values in `later` (`stored_later`; empty: build it)
+        self._moved: dict[str, Any] | None = None
         self._timed: dict[str, float] = {}
         #: values of subexpressions already evaluated in `my`, by (node, target): the
         #: guards of one pass share their macros (`KeyboardBusy`, `ActivityTimer`, ...)
@@ -136,68 +134,19 @@ class _View:
         return self._later
 
     def stored_later(self, key: str) -> Any:
-        """What `later` stores under `key` (lower case), made without building `later`
-        when the slot's live ads (`AdBuilder.live`, of the same record and pair) tell
-        where each name's value comes from: a sensor's reading or a clock quantity then
-        (`runtime.ads.moving_values`), a CpuBusy attribute from CpuBusy evaluated in
-        the ad with those (the live ads shared: CpuBusy reads no predicate and no CpuBusy
-        attribute); any other name has `my`'s value (the record and the pair set it, or
-        it is a predicate that stays while they do: a timed one is never asked for)."""
-        kinds = self._later_kinds()
-        if kinds is None:
-            return _stored(self.later, key)
-        kind = kinds.get(key)
-        if kind is None:
-            return _stored(self.my, key)
-        moved = self._later_moved(kinds)
-        if moved is None:
-            return _stored(self.later, key)
-        return moved[kind[0]][kind[1]]
-
-    def _later_kinds(self) -> dict[str, tuple[str, str]] | None:
-        """Name -> (where from, which) for the names that move (None: build `later`)."""
-        if self._kinds is None:
+        """What `later` stores under `key` (lower case), read without building `later`
+        when the slot's live ads tell the moving names' values then
+        (`AdBuilder.moved_at`): any other name has `my`'s value (the record and the pair
+        set it, or it is a predicate that stays while they do: a timed one is never
+        asked for)."""
+        if self._moved is None:
             slot = self.slot
-            live = slot.ads.live
-            if (
-                not slot.ads.scripted  # a measured reading is logged when read
-                or live is None
-                or live.record is not slot.record
-                or live.pair != slot.pair
-                or not live.in_place
-                or not live.shared
-            ):
-                self._kinds = {}
-                return None
-            kinds = {attr.lower(): ("sensor", sensor) for attr, sensor in live.read}
-            kinds.update((attr.lower(), ("clock", m.quantity)) for attr, m in live.moving)
-            kinds.update((attr.lower(), ("cpu", attr)) for attr, _ in live.cpu)
-            self._kinds = kinds
-        return self._kinds or None
-
-    def _later_moved(self, kinds: dict[str, tuple[str, str]]) -> dict[str, dict[str, Any]] | None:
-        """The sensors' readings, the clock quantities and the CpuBusy attributes `probe`
-        seconds on (None when the sensors read other names than the live ads know)."""
+            self._moved = slot.ads.moved_at(slot.record, slot.pair, self.now + self.probe) or {}
         if not self._moved:
-            slot = self.slot
-            ads = slot.ads
-            at = self.now + self.probe
-            sensors = ads.read_sensors(at)
-            live = ads.live
-            if tuple(sensors) != live.sensor_names:
-                return None
-            clocked = clock_quantities(slot.record, slot.pair, at)
-            cpu: dict[str, Any] = {}
-            if live.cpu:
-                ad = self.my.copy()
-                for attr, (kind, which) in kinds.items():
-                    if kind == "sensor":
-                        ad[attr] = sensors[which]
-                    elif kind == "clock":
-                        ad[attr] = clocked[which]
-                cpu = ads.cpu_busy_at(ad, at)
-            self._moved = {"sensor": sensors, "clock": clocked, "cpu": cpu}
-        return self._moved
+            return _stored(self.later, key)
+        if key in self._moved:
+            return self._moved[key]
+        return _stored(self.my, key)
 
     def target(self, against: str) -> Any:
         """The ad a guard is evaluated against, one per kind for the view's life (so its

@@ -508,7 +508,7 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
 ) -> None:
     """The quiet-time analysis (runtime.simulate.horizon) measures slopes against the
     slot's ad `PROBE` seconds on; read name by name from the sensors, the clock and
-    CpuBusy (`_View.stored_later`), every name it may ask for has the value and type
+    CpuBusy (`_View.stored_later`, `AdBuilder.moved_at`), every name it may ask for has the value and type
     the ad built then has: desktops with owners typing and loading them, jobs starting,
     suspended, vacated."""
     from runtime.simulate import horizon
@@ -518,7 +518,7 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
 
     def checked(slot: Any, limit: float) -> float:
         view = horizon._View(slot, horizon.PROBE, 2 * horizon.PROBE)
-        if view._later_kinds() is not None:
+        if slot.ads.moved_at(slot.record, slot.pair, view.now + view.probe) is not None:
             lazy.append(len(lazy))
         for name in view.my.lowered():
             if name in horizon._TIMED:

@@ -40,7 +40,7 @@ values that differ, the moving ones, the CpuBusy attributes and the predicates, 
 template's ads are shared and in place, made with the same overrides and sensor names,
 and the two layouts hold the same expressions and markers and plain values elsewhere
 (so the shape's analysis holds: each slot keeps its own memoised policy for it,
-`by_shape`). Otherwise they are built (`_built`). A pool's slots share a handful of
+`analysed`). Otherwise they are built (`_built`). A pool's slots share a handful of
 templates; the tests compare every ad handed out with a build.
 """
 
@@ -409,10 +409,6 @@ class AdBuilder:
     ] = field(default_factory=dict)
     #: `latch_alike`, once known (it depends on the policy and the sensors only)
     alike: bool | None = None
-    #: this slot's analysis of a shape (`_Live.shape`), for the ads `_renew` makes
-    by_shape: dict[tuple[Any, ...], tuple[PolicyExprs, dict[int, tuple[Expr, Any]]]] = field(
-        default_factory=dict
-    )
 
     @property
     def scripted(self) -> bool:
@@ -891,15 +887,14 @@ class AdBuilder:
             ad.update(cpu)
         named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
         ad.update(named)
-        # this slot's own analysis of the shape (its memoised policy remembers its ads)
-        own = self.by_shape.get(live.shape)
+        # this slot's own analysis of the shape (its memoised policy remembers its ads),
+        # kept under the template's key too (its plain values' types may differ)
+        own = self.analysed.get(live.shape)
         if own is None:
-            shared, policy, guard_reads, _ = self._shared(ad, cpu, named)
+            shared, _, _, key = self._shared(ad, cpu, named)
             if not shared:
                 return None  # (not so: the shape's analysis is `live`'s)
-            if len(self.by_shape) >= _ANALYSED_KEPT:
-                self.by_shape.clear()
-            own = self.by_shape[live.shape] = (policy, guard_reads)
+            own = self.analysed[live.shape] = self.analysed[key]
         return _Live(
             record,
             pair,
@@ -911,14 +906,14 @@ class AdBuilder:
             None,
             None,
             ad,
-            own[0],
+            own[2],
             now,
             moved,
             list(cpu.items()),
             list(named.items()),
             list(overrides.items()),
             live.timed,
-            guard_reads=own[1],
+            guard_reads=own[3],
             shown=live.shown,
             template=template,
             shape=live.shape,

@@ -19,8 +19,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -171,20 +172,27 @@ class _Slot:
     remote: str | None = None
 
 
-@dataclass
 class _Job:
-    id: str
-    submitter: str
-    ad: dict[str, Any]
-    #: the schedd's order (JobPrio higher first, ClusterId, ProcId) and the autocluster
-    keys: tuple[tuple[float, float, float], tuple[Any, ...]] | None = None
-    #: `ad` is the cycle's own (else the caller's: copied before the cycle writes to it)
-    own: bool = True
-    order: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    cluster: tuple[Any, ...] = ()
+    """A job of the cycle: its id, submitter and ad, the schedd's order (JobPrio higher
+    first, ClusterId, ProcId) and its autocluster. A plain class with slots: a cycle of
+    the simulator's week makes one for each of tens of thousands of offered jobs."""
 
-    def __post_init__(self) -> None:
-        self.order, self.cluster = job_keys(self.ad) if self.keys is None else self.keys
+    __slots__ = ("ad", "cluster", "id", "order", "own", "submitter")
+
+    def __init__(
+        self,
+        id: str,
+        submitter: str,
+        ad: dict[str, Any],
+        keys: tuple[tuple[float, float, float], tuple[Any, ...]] | None = None,
+        own: bool = True,
+    ) -> None:
+        self.id = id
+        self.submitter = submitter
+        self.ad = ad
+        #: `ad` is the cycle's own (else the caller's: copied before the cycle writes to it)
+        self.own = own
+        self.order, self.cluster = job_keys(ad) if keys is None else keys
 
 
 @dataclass
@@ -471,21 +479,26 @@ def negotiate_snapshot(
         stored = raw.get("factor")
         factor = priority_factor(name, None if stored is None else float(stored), knobs, accountant)
         eup = effective_priority(rup, factor, accountant)
-        mine = []
-        for j, job in enumerate(raw.get("jobs") or []):
-            if (type(job) is not dict and not isinstance(job, Mapping)) or "ad" not in job:
-                raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
-            parsed = job.get("_parsed")
-            mine.append(
-                _Job(
-                    str(job["id"]) if "id" in job else f"{index}.{j}",
-                    name,
-                    job["ad"] if parsed else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
-                    job.get("_keys") if parsed else None,
-                    not parsed,
+        listed = raw.get("jobs") or []
+        mine = _given_jobs(listed, name)
+        if mine is None:  # not all parsed with their keys: each checked, parsed, keyed
+            mine = []
+            for j, job in enumerate(listed):
+                if (type(job) is not dict and not isinstance(job, Mapping)) or "ad" not in job:
+                    raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
+                parsed = job.get("_parsed")
+                mine.append(
+                    _Job(
+                        str(job["id"]) if "id" in job else f"{index}.{j}",
+                        name,
+                        job["ad"]
+                        if parsed
+                        else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
+                        job.get("_keys") if parsed else None,
+                        not parsed,
+                    )
                 )
-            )
-        mine.sort(key=lambda jb: jb.order)
+        mine.sort(key=_ORDER)
         jobs[name] = mine
         submitters.append(Submitter(name, eup, 0.0, len(mine)))
     eup_of = {
@@ -613,9 +626,9 @@ def negotiate_snapshot(
     free_rows = np.zeros(len(slots), dtype=bool)
     free_rows[[row_of[name] for name in free]] = True
     matches: list[dict[str, str]] = []
-    matched_jobs: set[str] = set()
+    #: the matched jobs by id
+    matched_jobs: dict[str, _Job] = {}
     why: dict[str, dict[str, Any]] = {}
-    clusters = {j.id: j.cluster for s in submitters for j in jobs[s.name]}
 
     at_start = dict(usage)
 
@@ -666,7 +679,7 @@ def negotiate_snapshot(
                 for job in remaining[name]:
                     if not free:
                         break
-                    cluster = clusters[job.id]
+                    cluster = job.cluster
                     if cluster in rejected:
                         continue
                     if not job.own:
@@ -706,7 +719,7 @@ def negotiate_snapshot(
                     del free[slot.name]
                     free_rows[row] = False
                     taken.add(job.id)
-                    matched_jobs.add(job.id)
+                    matched_jobs[job.id] = job
                     matches.append({"job": job.id, "slot": slot.name, "reason": reason})
                     usage[name] += slot.weight
                     in_use[name] = in_use.get(name, 0.0) + slot.weight
@@ -758,22 +771,22 @@ def negotiate_snapshot(
     else:
         negotiate_with_group(order, "<none>", math.inf)
     unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
-    all_jobs = {j.id: j for s in order for j in jobs[s.name]}
+    all_jobs = {j.id: j for s in order for j in jobs[s.name]} if explain else {}
     taken = np.zeros(len(slots), dtype=bool)
     taken[[row_of[m["slot"]] for m in matches]] = True
     holders = np.array([s.user is not None for s in slots], dtype=bool)
     analysed: dict[tuple[Any, ...], dict[str, Any]] = {}  # one analysis per autocluster
     for job_id in unmatched if explain else ():
-        cluster = clusters[job_id]
+        cluster = all_jobs[job_id].cluster
         if cluster not in analysed:
             analysed[cluster] = why_unmatched(all_jobs[job_id].ad, pool_ads, holders, taken)
         why[job_id] = dict(analysed[cluster])
     count = dict.fromkeys((s.name for s in order), 0)
     for m in matches:
-        count[all_jobs[m["job"]].submitter] += 1
+        count[matched_jobs[m["job"]].submitter] += 1
     return Cycle(
         [s.name for s in order], matches, unmatched, count, why, groups,
-        {s.name: s.ad for s in slots}, {j: job.ad for j, job in all_jobs.items()},
+        {s.name: s.ad for s in slots}, {j.id: j.ad for s in order for j in jobs[s.name]},
     )  # fmt: skip
 
 
@@ -988,6 +1001,23 @@ def _prio_suffixes(ad: Mapping[str, Any]) -> list[str]:
 
 
 _JOB_ORDER = {"jobprio": 0, "clusterid": 1, "procid": 2}
+
+
+_ORDER: Final = attrgetter("order")
+
+
+def _given_jobs(listed: Sequence[Any], submitter: str) -> list[_Job] | None:
+    """The jobs of a submitter's entries when every one is a dict of a parsed ad with its
+    id and `_keys` (the simulator's: thousands a cycle, so one pass without the checks
+    and names each entry of a text snapshot needs); None otherwise (each is then checked
+    on its own, its errors named)."""
+    mine = []
+    for job in listed:
+        keys = job.get("_keys") if type(job) is dict and job.get("_parsed") is True else None
+        if type(keys) is not tuple or len(keys) != 2 or "id" not in job or "ad" not in job:
+            return None
+        mine.append(_Job(str(job["id"]), submitter, job["ad"], keys, False))
+    return mine
 
 
 def job_keys(ad: Mapping[str, Any]) -> tuple[tuple[float, float, float], tuple[Any, ...]]:

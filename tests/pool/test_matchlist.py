@@ -72,6 +72,49 @@ def test_parsed_ads_with_their_keys_give_the_cycle_of_the_text(claimed: float) -
     assert [sorted(j["ad"]) for s in given["submitters"] for j in s["jobs"]] == before
 
 
+@pytest.mark.parametrize("keyed", ["all", "some", "none"])
+def test_parsed_jobs_with_or_without_their_keys_give_one_cycle(keyed: str) -> None:
+    """A submitter's parsed job entries are taken in one pass when every one brings its
+    `_keys`, else one by one (the keys made here): the same cycle either way, the job
+    ads each matched job was offered with included, and an entry that is not a job still
+    named by its place."""
+    from compiler.classad import parse
+    from runtime.pool import SnapshotError, job_keys
+
+    document = generated_snapshot(
+        48, 240, submitters=5, autoclusters=12, claimed=0.3, seed=5, config=CONFIG
+    )
+    text = negotiate_snapshot(document, semantics="code")
+
+    def entry(job: dict[str, Any], n: int) -> dict[str, Any]:
+        ad = {k: parse(v) if isinstance(v, str) else v for k, v in job["ad"].items()}
+        given = {"id": job["id"], "ad": ad, "_parsed": True}
+        if keyed == "all" or (keyed == "some" and n % 2):
+            given["_keys"] = job_keys(ad)
+        return given
+
+    given = {
+        **document,
+        "submitters": [{**s, "jobs": [entry(j, n) for n, j in enumerate(s["jobs"])]}
+                       for s in document["submitters"]],
+    }  # fmt: skip
+    fast = negotiate_snapshot(given, semantics="code", explain=False)
+    assert fast.matches and fast.matches == text.matches
+    assert fast.unmatched == text.unmatched and fast.match_count == text.match_count
+    assert set(fast.job_ads) == set(text.job_ads)
+    for match in fast.matches:  # as offered: with the submitter's attributes
+        offered, expected = fast.job_ads[match["job"]], text.job_ads[match["job"]]
+        assert offered["SubmitterUserPrio"] == expected["SubmitterUserPrio"]
+    broken = {
+        **given,
+        "submitters": [
+            {**given["submitters"][0], "jobs": [*given["submitters"][0]["jobs"], "no job"]}
+        ],
+    }
+    with pytest.raises(SnapshotError, match=r"submitters\[0\]\.jobs\[\d+\] must be a mapping"):
+        negotiate_snapshot(broken, semantics="code", explain=False)
+
+
 #: PREEMPTION_REQUIREMENTS a held slot is ruled out under, or not: the 20 % rule (read
 #: apart), never, always, and one the cycle cannot read apart (it must build the ads)
 HELD_CONFIGS = (

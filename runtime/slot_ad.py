@@ -114,14 +114,19 @@ class _Live:
     pending: Mapping[str, Any] | None = None
     latch: tuple[Any, ...] = ()
     applied: list[tuple[tuple[int, ...], bool]] = field(default_factory=list)
-    #: `AdBuilder.steady`'s plans by the names asked (None: not provable)
-    steady: dict[tuple[str, ...], tuple[tuple[str, int], ...] | None] = field(default_factory=dict)
+    #: `AdBuilder.steady`'s plans by the names asked and whether the sensors are
+    #: scripted (None: not provable); like `guard_reads`, the shape decides the rest, so
+    #: the ads renewed from these (`AdBuilder._renew`) share them
+    steady: dict[tuple[tuple[str, ...], bool], tuple[tuple[str, int], ...] | None] = field(
+        default_factory=dict
+    )
     plans: dict[tuple[int, int], tuple[Any, Any, tuple[tuple[int, ...], bool] | None]] = field(
         default_factory=dict
     )
     #: what each guard reads of an ad of this shape (`AdBuilder._guard_reads`), by the
     #: guard's id: shared by the slot's ads of one shape (`AdBuilder.analysed`) while
-    #: their expressions are those the shape was analysed with
+    #: their expressions are those the shape was analysed with, and by the ads renewed
+    #: from these (`AdBuilder._renew`, perhaps another slot's of the policy)
     guard_reads: dict[int, tuple[Expr, Any]] = field(default_factory=dict)
     #: the layout's names and values (`runtime.ads.ad_layout`, `Moving` markers in
     #: place) the ads were built from: what `AdBuilder._renew` compares a new one with
@@ -517,10 +522,11 @@ class AdBuilder:
             return None
         if live.pair != pair:
             return None
-        if names in live.steady:
-            plan = live.steady[names]
+        asked = (names, self.scripted)
+        if asked in live.steady:
+            plan = live.steady[asked]
         else:
-            plan = live.steady[names] = self._steady_plan(live, names)
+            plan = live.steady[asked] = self._steady_plan(live, names)
         if plan is None:
             return None
         reading = self.read_sensors(now)
@@ -913,7 +919,9 @@ class AdBuilder:
             list(named.items()),
             list(overrides.items()),
             live.timed,
-            guard_reads=own[3],
+            steady=live.steady,
+            # the template's: the same shape, layout order and sensors (checked above)
+            guard_reads=live.guard_reads,
             shown=live.shown,
             template=template,
             shape=live.shape,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -366,10 +367,13 @@ def merge_rows(merged: Merged, file: str, rows: object, errors: Errors) -> None:
 # --------------------------------------------------------------------------- guards
 
 
+@lru_cache(maxsize=4096)
 def guard_names(text: str) -> tuple[str, ...]:
     """Attribute names a guard refers to, as written and in order of first appearance
     (the name of every attribute reference, its `MY.`/`TARGET.` scope dropped; not
-    functions, literals or strings). An empty guard names nothing.
+    functions, literals or strings). An empty guard names nothing. Kept per text: a
+    fired transition's values are those its guard names (`runtime.fired`), and a pool's
+    tables have few guards.
 
     Raises `ClassAdSyntaxError` (a PolicyError) when `text` is not a ClassAd expression.
     """

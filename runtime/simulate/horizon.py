@@ -61,6 +61,10 @@ class _Moving(Exception):
     """Something moves with the clock in a way the analysis does not follow."""
 
 
+#: What `_View.found` keeps of a `_Moving` raised (`_Guard._kept`).
+_MOVED: Final = object()
+
+
 def quiet_until(slot: Any, limit: float) -> float:
     """A trace time (at most `limit`) before which no evaluation pass of `slot` can fire,
     given that nothing but the clock moves until then; the slot's clock time when none
@@ -117,7 +121,7 @@ class _View:
         self.values: dict[tuple[int, int], Any] = {}
         self._targets: dict[str, Any] = {}
         #: what `_Guard` found of a node against a target ((which question, node,
-        #: target) -> the answer or the `_Moving` raised): the guards of one pass share
+        #: target) -> the answer, or `_MOVED` for a `_Moving` raised): the guards of one pass share
         #: their macros, and each was analysed again for every guard reading it
         self.found: dict[tuple[str, int, int], Any] = {}
         #: seconds the analysis holds at most (the next midnight when ClockMin is read)
@@ -212,15 +216,18 @@ class _Guard:
         found = self.view.found
         if key in found:
             hit = found[key]
-            if type(hit) is _Moving:
-                raise hit
+            if hit is _MOVED:
+                raise _Moving("(found before)")
             return hit
         cuts = self.cuts
         try:
             value = answer(node)
-        except _Moving as moving:
+        except _Moving:
             if self.cuts == cuts:
-                found[key] = moving
+                # a marker, not the exception: its traceback holds the frames, which hold
+                # this view, which would hold it (a reference cycle per analysis, with
+                # the view's ads, left to the cyclic collector)
+                found[key] = _MOVED
             raise
         if self.cuts == cuts:
             found[key] = value

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from compiler.classad.operators import truth
     from compiler.classad.parser import parse
-    from compiler.classad.scope import ClassAd
+    from compiler.classad.scope import ClassAd, release_retired
     from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "parse",
     "rank",
     "rank_value",
+    "release_retired",
     "requirements_accept",
     "requirements_met",
     "rows_accept",
@@ -106,6 +107,7 @@ _HOMES = {
     "truth": "compiler.classad.operators",
     "parse": "compiler.classad.parser",
     "ClassAd": "compiler.classad.scope",
+    "release_retired": "compiler.classad.scope",
     "ERROR": "compiler.classad.values",
     "UNDEFINED": "compiler.classad.values",
     "AbsTime": "compiler.classad.values",

@@ -959,7 +959,14 @@ class CompiledExpr:
         # The scopes of the last pair of ads this expression saw in this thread; else
         # top_scopes (whose per-thread cache serves every expression).
         last = self.last
-        if last is not None and last[1] is my and last[2] is target and last[0] == get_ident():
+        if (
+            last is not None
+            and last[1] is my
+            and last[2] is target
+            and last[0] == get_ident()
+            # (scopes `release_retired` unlinked are not used again)
+            and (target is None or last[3].other is not None)
+        ):
             for view in last[4]:
                 view._names = None  # a new evaluation: index a plain dict again if needed
             mine = last[3]

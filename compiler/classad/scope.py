@@ -314,9 +314,14 @@ class _PairCache(threading.local):
         self.pairs: dict[
             tuple[int, int], tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]]
         ] = {}
+        #: the entries last dropped from `pairs`, whose scopes `release_retired` unlinks
+        self.retired: list[tuple[Any, Any, Scope, Scope | None, tuple[PlainAttrs, ...]]] = []
 
 
 _PAIR_CACHE_SIZE = 256
+#: At most this many dropped pairs wait for `release_retired` (a caller's loop may
+#: evaluate thousands of pairs between two calls; one that never calls it keeps no more).
+_RETIRED_KEPT = 16 * _PAIR_CACHE_SIZE
 _pair_cache = _PairCache()
 #: The ads whose scopes view them in place, so that a pair's scopes can be cached.
 VIEWED = frozenset({ClassAd, dict})
@@ -362,9 +367,32 @@ def pair_entry(my: Mapping[str, Raw] | None, target: Mapping[str, Raw] | None) -
     if type(my) not in VIEWED or (target is not None and type(target) not in VIEWED):
         return entry
     if len(pairs) >= _PAIR_CACHE_SIZE:
+        retired = _pair_cache.retired
+        if len(retired) < _RETIRED_KEPT:
+            retired.extend(pairs.values())
+        else:  # never released: the ones before are left to the collector
+            _pair_cache.retired = list(pairs.values())
         pairs.clear()
     pairs[key] = entry
     return entry
+
+
+def release_retired() -> None:
+    """Unlink the MY and TARGET scopes of the pairs this thread's cache dropped last.
+
+    Each of the two scopes of a pair refers to the other (`other`): a reference cycle,
+    holding both ads' dictionaries, that only the cyclic collector would free. A caller
+    that evaluates many pairs (the simulator: thousands of slots, each against its job)
+    calls this between evaluations, where none can still be using those scopes; an
+    expression that kept them (`CompiledExpr.last`) makes new ones when it meets the
+    pair again. Without it, the dropped pairs are left to the collector, as before."""
+    retired = _pair_cache.retired
+    if retired:
+        for entry in retired:
+            theirs = entry[3]
+            if theirs is not None:
+                entry[2].other = theirs.other = None
+        _pair_cache.retired = []
 
 
 def top_scopes(

@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from compiler.classad import release_retired
 from runtime.pool import SLOT_ALONE, HeldSlot, claim_facts, remote_user
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
@@ -347,6 +348,7 @@ class Simulation:
             self.now = at
             self._handle(kind, data)
             self._flush()
+            release_retired()  # (between events no evaluation runs)
             if progress is not None and kind == "negotiate":
                 progress(at)
         self.now = until
@@ -354,6 +356,7 @@ class Simulation:
             self._catch_up(run)
             run.slot.advance(until)
             run.held = None  # advanced without an event: made again when next asked for
+        release_retired()
 
     def _handle(self, kind: str, data: Any) -> None:
         match kind:

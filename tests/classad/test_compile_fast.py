@@ -233,3 +233,34 @@ def test_reused_runtimes_keep_each_calls_clock() -> None:
     assert [clock(now=tick) for _ in range(3)] == [100, 101, 102]  # one clock, read each call
     a, b = function_context(11), function_context(12)
     assert [clock(ctx=c) for c in (a, a, b, a)] == [11, 11, 12, 11]
+
+
+@pytest.mark.parametrize("kind", [dict, ClassAd])
+def test_released_pairs_leave_no_cycle_and_are_not_used_again(kind: type) -> None:
+    """`release_retired` unlinks the MY and TARGET scopes of the pairs the per-thread
+    cache dropped: with the cyclic collector off, evaluating many pairs and releasing
+    leaves no more scopes alive than the cache holds. An expression that kept the
+    scopes of a released pair (`CompiledExpr.last`) reads TARGET again through new ones,
+    not the unlinked ones (which would give UNDEFINED)."""
+    import gc
+
+    from compiler.classad import release_retired
+    from compiler.classad import scope as scope_module
+
+    rank = compile_expr("TARGET.Memory - MY.Memory")
+    first = (kind({"Memory": 1}), kind({"Memory": 10}))
+    assert rank(*first) == 9  # `rank` keeps these scopes
+    release_retired()
+    gc.collect()
+    gc.disable()
+    try:
+        ads = [(kind({"Memory": i}), kind({"Memory": 2 * i})) for i in range(4 * 256)]
+        for my, target in ads:
+            assert compile_expr("TARGET.Memory - Memory")(my, target) == my["Memory"]
+        release_retired()
+        del my, target, ads
+        alive = sum(1 for o in gc.get_objects() if type(o) is scope_module.Scope)
+        assert rank(*first) == 9  # its scopes were dropped and released: made again
+    finally:
+        gc.enable()
+    assert alive <= 2 * scope_module._PAIR_CACHE_SIZE + 8

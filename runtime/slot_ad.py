@@ -275,6 +275,36 @@ def constant_value(ad: ClassAd, name: str) -> Any:
     return raw if raw is None or type(raw) in _PLAIN else NOT_CONSTANT
 
 
+def reads_no_target(expr: Expr, ad: Mapping[str, Any]) -> bool:
+    """Whether an evaluation of `expr` with MY = an ad holding `ad` (lower-case names)
+    reads nothing of its target, following the ad's own expressions: no TARGET-scoped
+    name, no unscoped name the ad lacks (looked up in the target next), no selection
+    from an ad, nothing `reads` cannot tell. Its value is then the same against any
+    job: a slot whose Requirements is such and not TRUE matches none."""
+    if reads(expr, ad) is None:
+        return False
+    todo = [expr]
+    done: set[int] = set()
+    while todo:
+        top = todo.pop()
+        if id(top) in done:
+            continue
+        done.add(id(top))
+        for node in walk(top):
+            if type(node) is AttrRef:
+                if node.scope not in (None, "MY"):
+                    return False
+                raw: Any = ad.get(node.key)
+                if raw is None:
+                    if node.scope is None:
+                        return False
+                elif type(raw) in _NODES:
+                    todo.append(raw)
+            elif type(node) is Select:
+                return False
+    return True
+
+
 def reads_nothing(expr: Expr) -> bool:
     """Whether `expr` reads no attribute and calls neither time() nor random() nor a
     builtin that reads by a computed name (`memo_keys` is empty in any ad): it has one

@@ -9,7 +9,8 @@ Public API
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
 semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
 `Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`, `drive_match`,
-`job_keys` (runtime.pool.negotiate: one negotiation cycle).
+`job_keys`, and the simulator's lazy slots `HeldSlot` and `UnmatchableSlot`
+(runtime.pool.negotiate: one negotiation cycle).
 """
 
 from runtime.pool.accountant import (
@@ -33,6 +34,7 @@ from runtime.pool.negotiate import (
     HeldSlot,
     SnapshotError,
     Submitter,
+    UnmatchableSlot,
     claim_facts,
     cycle_facts,
     drive_match,
@@ -53,6 +55,7 @@ __all__ = [
     "QuotasError",
     "SnapshotError",
     "Submitter",
+    "UnmatchableSlot",
     "claim_facts",
     "cycle_facts",
     "decay",

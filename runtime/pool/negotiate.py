@@ -359,6 +359,22 @@ class HeldSlot:
     ad: Callable[[], Mapping[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class UnmatchableSlot:
+    """A slot handed to `negotiate_snapshot` as one no job can match this cycle: its
+    Requirements reads nothing of a job (`runtime.slot_ad.reads_no_target`) and is not
+    TRUE now, so it is in no match list whatever the jobs (the simulator's Owner slots,
+    whose START is false while their owner is there: building their ads for every cycle
+    was a fifth of a cycle in office hours). The caller vouches for that and that
+    `facts` are the values the ad `ad()` gives now. The slot is counted (its weight in
+    the pie and the group allocations, unclaimed or claimed as `facts` say) and is no
+    row of the match lists; with `explain` its ad is built (the analysis reads them
+    all)."""
+
+    facts: ClaimFacts
+    ad: Callable[[], Mapping[str, Any]]
+
+
 #: `Pool.match_list`'s two rank tests of a claimed slot (RANK preemption; priority
 #: preemption's condition), asked of a held slot's two ranks alone
 _RANK_PREEMPTS = parse("MY.Rank > MY.CurrentRank")
@@ -449,15 +465,16 @@ def negotiate_snapshot(
     preemption_rank = knob("PREEMPTION_RANK", None)
 
     memo: dict[str, Any] = {}
-    # the slots in order; a held one (`HeldSlot`) is ruled out or given its ad below
-    entries: list[_Slot | tuple[str, HeldSlot]] = []
+    # the slots in order; a held one (`HeldSlot`) is ruled out or given its ad below, an
+    # unmatchable one (`UnmatchableSlot`) counted
+    entries: list[_Slot | tuple[str, HeldSlot | UnmatchableSlot]] = []
     for index, raw in enumerate(document.get("machines") or []):
         if (type(raw) is not dict and not isinstance(raw, Mapping)) or "name" not in raw:
             raise SnapshotError(
                 f"machines[{index}] must be a mapping with 'name' and 'ad'", file=file
             )
         lazy = raw.get("_held")
-        if type(lazy) is HeldSlot:
+        if type(lazy) is HeldSlot or type(lazy) is UnmatchableSlot:
             entries.append((str(raw["name"]), lazy))
             continue
         ad = (
@@ -524,6 +541,12 @@ def negotiate_snapshot(
             slots.append(entry)
             continue
         name, lazy = entry
+        if isinstance(lazy, UnmatchableSlot):
+            if explain:
+                slots.append(_counted(name, _own(lazy.ad())))
+            else:
+                counted.append(lazy.facts)
+            continue
         if reach is None:
             test = _priority_test(preemption_req) if consider else None
             reach = _Reach(consider, rules, eup_of, default_eup, submitters, test)

@@ -37,14 +37,17 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import compress
 from typing import Any
 
-from compiler.classad import release_retired
-from runtime.pool import SLOT_ALONE, HeldSlot, claim_facts, remote_user
+from compiler.classad import ast as A
+from compiler.classad import release_retired, truth
+from compiler.classad.ast import NODE_TYPES
+from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, remote_user
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
 from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
-from runtime.slot_ad import NOT_CONSTANT, constant_value
+from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target
 
 #: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
 VACATE_SECONDS = 10.0
@@ -134,6 +137,9 @@ class SlotRun:
     #: holds: (ad, record, the typed sensor values `AdBuilder.steady` gave, the held
     #: slot, `version` then, time() of the owner's next sensor change then)
     held: tuple[Any, Any, tuple[Any, ...], HeldSlot | None, int, float] | None = None
+    #: the last `UnmatchableSlot` made of the slot, with the record and pair it holds
+    #: for and the trace time it holds until
+    out: tuple[Any, Any, float, UnmatchableSlot] | None = None
 
 
 @dataclass
@@ -355,7 +361,7 @@ class Simulation:
         for run in self.slots:
             self._catch_up(run)
             run.slot.advance(until)
-            run.held = None  # advanced without an event: made again when next asked for
+            run.held = run.out = None  # advanced without an event: made again when asked
         release_retired()
 
     def _handle(self, kind: str, data: Any) -> None:
@@ -672,10 +678,14 @@ class Simulation:
         (`runtime.pool.HeldSlot`): the cycle builds its ad (`_ad_now`) only when it cannot
         prove that no job can take it. In a busy pool most slots are claimed and most
         cycles preempt none: refreshing every slot's ad for every cycle was half the
-        simulation's time. Naive stepping (the reference) builds every ad."""
+        simulation's time. Likewise an unclaimed slot no job can match now is handed
+        over as unmatchable (`_unmatchable`: an Owner desktop's START is false while its
+        owner is there), its ad built only when the proof runs out. Naive stepping (the
+        reference) builds every ad."""
         machines = [
             {"name": run.name, "_held": held}
-            if (held := None if self.naive else self._held(run)) is not None
+            if (held := None if self.naive else self._held(run) or self._unmatchable(run))
+            is not None
             # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies it
             else {"name": run.name, "ad": self._ad_now(run), "_parsed": True}
             for run in self.slots
@@ -733,6 +743,53 @@ class Simulation:
         run.held = (ad, record, values, held, run.version, until)
         return held
 
+    def _unmatchable(self, run: SlotRun) -> UnmatchableSlot | None:
+        """The unclaimed slot as an `UnmatchableSlot` when no job can match it now: its
+        Requirements reads nothing of a job, nor the clock but through the ad's own
+        moving values, and is not TRUE; kept while the slot's record and pair are the
+        same, until the owner's next sensor change or the instant the quiet-time
+        analysis (`horizon.holds_until`) gives for Requirements. None otherwise (the
+        slot's ad is built, and the cycle reads it). An Owner slot's START is false
+        while its owner is there and some minutes after: in office hours a pool has
+        thousands, whose ads every cycle built and matched against every job."""
+        from runtime.simulate.horizon import compiled, holds_until
+
+        slot = run.slot
+        record, pair = slot.record, slot.pair
+        kept = run.out
+        if kept is not None and kept[0] is record and kept[1] == pair and self.now < kept[2]:
+            return kept[3]
+        run.out = None
+        if pair.state in ("Claimed", "Preempting"):
+            return None
+        ad = self._ad_now(run)  # (the slot brought to now: nothing was due before)
+        if slot.pair.state in ("Claimed", "Preempting"):
+            return None
+        lowered = ad.lowered()
+        requirements = lowered.get("requirements")
+        cap = self.until
+        change = run.sensors.next_change(self.epoch + self.now)
+        if change is not None:
+            cap = min(cap, change - self.epoch)
+        if type(requirements) in NODE_TYPES:
+            # a conjunct that reads nothing of a job and is not TRUE: the whole is not
+            # TRUE against any job (`false && x`, `x && false` are false or ERROR); it
+            # holds as long as that conjunct keeps its value (the longest one found)
+            epoch_now = self.epoch + self.now
+            until = -math.inf
+            for part in _job_free_conjuncts(requirements, lowered):
+                if truth(compiled(part)(ad, None, now=epoch_now)) is not True:
+                    until = max(until, holds_until(slot, part, cap))
+        elif requirements is None or truth(requirements) is True:
+            return None
+        else:
+            until = cap  # a plain value that does not accept: as long as the record
+        if until <= self.now:
+            return None
+        out = UnmatchableSlot(claim_facts(ad), lambda: self._ad_now(run))
+        run.out = (slot.record, slot.pair, until, out)
+        return out
+
     def _make_held(self, run: SlotRun, ad: Any) -> HeldSlot | None:
         """The held slot of `ad` (`AdBuilder.steady`'s), None when its RANK reads
         something or a name the cycle must not find is there (`HeldSlot`)."""
@@ -782,6 +839,53 @@ def fewer_collections() -> Iterator[None]:
         yield
     finally:
         gc.set_threshold(*before)
+
+
+#: `_job_free_conjuncts` by the ad's shape: (names, their values' types, the ids of the
+#: expressions among them) -> (the expressions, kept alive; the conjuncts)
+_JOB_FREE: dict[tuple[Any, ...], tuple[list[Any], tuple[Any, ...]]] = {}
+_JOB_FREE_KEPT = 64
+
+
+def _job_free_conjuncts(requirements: Any, lowered: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The conjuncts of `requirements` (`_conjuncts`) that read nothing of a job, nor the
+    clock, nor chance, in an ad holding `lowered` (`reads_no_target`, `memo_keys`); the
+    ad's shape decides them, so they are found once per shape (an unclaimed slot is
+    asked at every cycle, and a pool's slots share a few shapes)."""
+    values = list(lowered.values())
+    types = tuple(map(type, values))
+    expressions = list(compress(values, map(NODE_TYPES.__contains__, types)))
+    key = (tuple(lowered), types, tuple(map(id, expressions)))
+    hit = _JOB_FREE.get(key)
+    if hit is None:
+        parts = tuple(
+            part
+            for part in _conjuncts(requirements, lowered)
+            if memo_keys(part, lowered) is not None and reads_no_target(part, lowered)
+        )
+        if len(_JOB_FREE) >= _JOB_FREE_KEPT:
+            _JOB_FREE.clear()
+        hit = _JOB_FREE[key] = (expressions, parts)
+    return hit[1]
+
+
+def _conjuncts(expr: Any, lowered: Mapping[str, Any]) -> Iterator[Any]:
+    """The conjuncts of `expr` (its top-level `&&` operands, a name of the ad that holds
+    an expression taken apart in turn: `START && WithinResourceLimits`), in order."""
+    todo, seen = [expr], set()
+    while todo:
+        node = todo.pop(0)
+        if type(node) is A.Binary and node.op == "&&":
+            todo[:0] = [node.left, node.right]
+        elif type(node) is A.AttrRef and node.scope in (None, "MY") and node.key not in seen:
+            stored = lowered.get(node.key)
+            if type(stored) in NODE_TYPES:
+                seen.add(node.key)
+                todo.insert(0, stored)
+            else:
+                yield node
+        else:
+            yield node
 
 
 def _knob_number(config: Any, name: str, default: float) -> float:

@@ -99,6 +99,22 @@ def quiet_until(slot: Any, limit: float) -> float:
         return now_trace
 
 
+def holds_until(slot: Any, expr: A.Expr, limit: float) -> float:
+    """A trace time (at most `limit`) before which `expr`, evaluated in the slot's own ad
+    with no target, cannot change value, given that nothing but the clock moves until
+    then (as `quiet_until`); the slot's clock time when none can be given. The caller
+    vouches that `expr` reads no target attribute."""
+    now_trace = slot.clock.elapsed()
+    if limit - now_trace < 2:
+        return now_trace
+    try:
+        view = _View(slot, min(PROBE, (limit - now_trace) / 2), limit - now_trace)
+        bound = min(limit - now_trace, _Guard(view, None).bound(expr), view.cap)
+    except _Moving:
+        return now_trace
+    return now_trace + max(0.0, bound)
+
+
 class _View:
     """The slot's ad now and `PROBE` seconds later, and the slopes they give."""
 
@@ -238,7 +254,7 @@ class _Guard:
         values = self.view.values
         if key in values:
             return values[key]
-        value = values[key] = _compiled(node)(self.view.my, self.target, now=self.view.now)
+        value = values[key] = compiled(node)(self.view.my, self.target, now=self.view.now)
         return value
 
     def bound(self, node: A.Expr) -> float:
@@ -458,7 +474,7 @@ class _Guard:
 _COMPILED: IdentityMemo[A.Expr, Any] = IdentityMemo(1 << 14)
 
 
-def _compiled(node: A.Expr) -> Any:
+def compiled(node: A.Expr) -> Any:
     """`node` compiled (compiler.classad.compile_expr), once while it lives."""
     hit = _COMPILED.get(node)
     if hit is None:

@@ -189,3 +189,48 @@ def test_a_held_slot_no_job_can_take_is_not_built(config: str, ruled_out: bool) 
     _, held, asked = _held_cycle(document, "code")
     assert held > 20
     assert (asked == 0) is ruled_out
+
+
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+@pytest.mark.parametrize(
+    "config", [CONFIG, CONFIG + "GROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.3\n"]
+)
+def test_unmatchable_slots_give_the_cycle_of_their_ads(semantics: str, config: str) -> None:
+    """Unclaimed slots whose Requirements has a conjunct that reads no job attribute and
+    is false (a desktop whose owner is there), handed over as `UnmatchableSlot` (the
+    simulator's way): the cycle of their whole ads (matches, reasons, unmatched jobs,
+    group figures: their weight is in the pie), without building them; with `explain`
+    they are built and the analysis is the whole ads' too."""
+    from compiler.classad import parse
+    from runtime.pool import UnmatchableSlot, claim_facts
+
+    document = generated_snapshot(
+        48, 240, submitters=5, autoclusters=12, claimed=0.3, seed=11, config=config
+    )
+    out = set()
+    for n, machine in enumerate(document["machines"]):
+        if n % 3 == 0 and "RemoteUser" not in machine["ad"]:
+            machine["ad"]["Requirements"] = "KeyboardIdle < 0 && START"
+            out.add(machine["name"])
+    assert len(out) > 5
+    asked: list[str] = []
+
+    def entry(machine: dict[str, Any]) -> dict[str, Any]:
+        ad = {k: parse(v) if isinstance(v, str) else v for k, v in machine["ad"].items()}
+        if machine["name"] not in out:
+            return {"name": machine["name"], "ad": ad, "_parsed": True}
+
+        def built(ad: dict[str, Any] = ad, name: str = machine["name"]) -> dict[str, Any]:
+            asked.append(name)
+            return ad
+
+        return {"name": machine["name"], "_held": UnmatchableSlot(claim_facts(ad), built)}
+
+    given = {**document, "machines": [entry(m) for m in document["machines"]]}
+    whole = negotiate_snapshot(document, semantics=semantics, explain=False).to_json()
+    assert whole["matches"]
+    assert negotiate_snapshot(given, semantics=semantics, explain=False).to_json() == whole
+    assert asked == []
+    explained = negotiate_snapshot(given, semantics=semantics).to_json()
+    assert explained == negotiate_snapshot(document, semantics=semantics).to_json()
+    assert sorted(asked) == sorted(out)

@@ -467,6 +467,43 @@ def test_the_quiet_time_analysis_leaves_no_reference_cycle() -> None:
     assert views == 0
 
 
+def test_an_unmatchable_slot_accepts_no_job_and_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every slot the engine hands a cycle as unmatchable (`Simulation._unmatchable`: a
+    desktop whose owner is there, START false), made then or kept from an earlier cycle,
+    has an ad built at that instant whose Requirements accepts none of the idle jobs,
+    and the claim facts handed over; kept ones occur. And the simulation is the one in
+    which every such slot's ad is built and matched."""
+    from compiler.classad import requirements_met
+    from runtime.pool import claim_facts
+
+    pool = _busy_desktops(8, 30, hours=8)
+    checked: list[str] = []
+    kept: list[str] = []
+    original = Simulation._unmatchable
+
+    def unmatchable(self: Simulation, run: Any) -> Any:
+        before = run.out
+        found = original(self, run)
+        if found is not None:
+            if run.out is before:
+                kept.append(run.name)
+            ad = self._ad_now(run)
+            assert not any(requirements_met(ad, job.ad) for job in self.idle)
+            assert claim_facts(ad) == found.facts
+            checked.append(run.name)
+        return found
+
+    monkeypatch.setattr(Simulation, "_unmatchable", unmatchable)
+    record = Simulation(pool).run(8 * 3600)
+    assert len(checked) > 50 and len(kept) > 20
+    monkeypatch.setattr(Simulation, "_unmatchable", lambda self, run: None)
+    every = Simulation(pool).run(8 * 3600)
+    assert record.transitions == every.transitions
+    assert record.preemptions == every.preemptions and record.samples == every.samples
+
+
 def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every slot the engine hands a cycle as held (`Simulation._held`, from
     `AdBuilder.steady`, or as it was when nothing reached the slot since) has the claim

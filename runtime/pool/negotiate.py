@@ -695,6 +695,9 @@ def negotiate_snapshot(
                     continue
                 used = used_unclaimed = 0.0
                 rejected: set[tuple[Any, ...]] = set()
+                # the same by identity: jobs of one autocluster often share its key
+                # object, and a key is a long tuple to hash again for every job
+                rejected_ids: set[int] = set()
                 list_key: tuple[Any, ...] | None = None
                 match_list: list[tuple[int, str]] = []
                 position = 0
@@ -703,7 +706,10 @@ def negotiate_snapshot(
                     if not free:
                         break
                     cluster = job.cluster
+                    if id(cluster) in rejected_ids:
+                        continue
                     if cluster in rejected:
+                        rejected_ids.add(id(cluster))  # (alive: its job holds it)
                         continue
                     if not job.own:
                         job.ad, job.own = dict(job.ad), True
@@ -736,6 +742,7 @@ def negotiate_snapshot(
                         break
                     if best is None:
                         rejected.add(cluster)
+                        rejected_ids.add(id(cluster))
                         continue
                     row, reason = best
                     slot = slots[row]
@@ -1034,12 +1041,15 @@ def _given_jobs(listed: Sequence[Any], submitter: str) -> list[_Job] | None:
     id and `_keys` (the simulator's: thousands a cycle, so one pass without the checks
     and names each entry of a text snapshot needs); None otherwise (each is then checked
     on its own, its errors named)."""
-    mine = []
-    for job in listed:
-        keys = job.get("_keys") if type(job) is dict and job.get("_parsed") is True else None
-        if type(keys) is not tuple or len(keys) != 2 or "id" not in job or "ad" not in job:
-            return None
-        mine.append(_Job(str(job["id"]), submitter, job["ad"], keys, False))
+    try:
+        mine = []
+        for job in listed:
+            keys = job["_keys"]
+            if type(job) is not dict or type(keys) is not tuple or job["_parsed"] is not True:
+                return None
+            mine.append(_Job(str(job["id"]), submitter, job["ad"], keys, False))
+    except (KeyError, TypeError, ValueError):
+        return None  # (a tuple of another length: ValueError when unpacked)
     return mine
 
 

@@ -81,6 +81,8 @@ class SimJob:
     made: dict[str, Any] | None = None
     made_keys: tuple[Any, ...] | None = None
     made_entry: dict[str, Any] | None = None
+    #: the simulation's autocluster keys, each kept once (`keys`)
+    clusters: dict[Any, Any] | None = None
 
     @property
     def ad(self) -> dict[str, Any]:
@@ -97,7 +99,12 @@ class SimJob:
         if self.made_keys is None:
             from runtime.pool import job_keys
 
-            self.made_keys = job_keys(self.ad)
+            order, cluster = job_keys(self.ad)
+            # one key object per autocluster (its jobs alike): the cycle skips the jobs
+            # of a rejected autocluster by the key's identity, not by hashing it again
+            if self.clusters is not None:
+                cluster = self.clusters.setdefault(cluster, cluster)
+            self.made_keys = order, cluster
         return self.made_keys
 
     @property
@@ -239,6 +246,9 @@ class Simulation:
         self.jobs: list[SimJob] = []
         self.idle: IdleJobs[SimJob] = IdleJobs()
         self._counter = 0
+        #: the jobs' autocluster keys, each once (`SimJob.keys`): a stream's jobs share
+        #: theirs, which the cycle then tells by identity
+        self._clusters: dict[Any, Any] = {}
         for index, stream in enumerate(pool.jobs):
             if stream.at <= 0:
                 for _ in range(stream.count):
@@ -405,7 +415,7 @@ class Simulation:
         )
         job = SimJob(
             f"{index + 1}.{self._counter}", index, stream, stream.submitter, self._counter,
-            int(self.epoch + at), max(need, 1.0), at,
+            int(self.epoch + at), max(need, 1.0), at, clusters=self._clusters,
         )  # fmt: skip
         self.jobs.append(job)
         self.idle.add(job)

@@ -504,6 +504,21 @@ def test_an_unmatchable_slot_accepts_no_job_and_changes_nothing(
     assert record.preemptions == every.preemptions and record.samples == every.samples
 
 
+def test_a_streams_jobs_share_one_autocluster_key() -> None:
+    """The jobs of a stream are alike but for their ids and QDate: their autocluster keys
+    (`SimJob.keys`, what the cycle skips a rejected autocluster's jobs by) are one object;
+    another stream's ad differs, and so does its key."""
+    sim = Simulation(_busy_desktops(2, 30, hours=1))
+    ann = [j for j in sim.idle if j.submitter == "ann@x"]
+    assert len(ann) == 30
+    first = ann[0].keys[1]
+    assert all(job.keys[1] is first for job in ann)
+    assert len({job.keys[0] for job in ann}) == 30  # the schedd's order still tells them apart
+    sim.run(3600)
+    bob = [j for j in sim.idle if j.submitter == "bob@x"]
+    assert bob and bob[0].keys[1] != first
+
+
 def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every slot the engine hands a cycle as held (`Simulation._held`, from
     `AdBuilder.steady`, or as it was when nothing reached the slot since) has the claim

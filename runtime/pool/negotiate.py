@@ -486,6 +486,7 @@ def negotiate_snapshot(
 
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
+    deferred: dict[str, tuple[int, Sequence[Any]]] = {}
     knobs = FactorKnobs()
     for index, raw in enumerate(document.get("submitters") or []):
         where = f"submitters[{index}]"
@@ -497,27 +498,14 @@ def negotiate_snapshot(
         factor = priority_factor(name, None if stored is None else float(stored), knobs, accountant)
         eup = effective_priority(rup, factor, accountant)
         listed = raw.get("jobs") or []
-        mine = _given_jobs(listed, name)
-        if mine is None:  # not all parsed with their keys: each checked, parsed, keyed
-            mine = []
-            for j, job in enumerate(listed):
-                if (type(job) is not dict and not isinstance(job, Mapping)) or "ad" not in job:
-                    raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
-                parsed = job.get("_parsed")
-                mine.append(
-                    _Job(
-                        str(job["id"]) if "id" in job else f"{index}.{j}",
-                        name,
-                        job["ad"]
-                        if parsed
-                        else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
-                        job.get("_keys") if parsed else None,
-                        not parsed,
-                    )
-                )
-        mine.sort(key=_ORDER)
-        jobs[name] = mine
-        submitters.append(Submitter(name, eup, 0.0, len(mine)))
+        if _given_first(listed):
+            # the simulator's (parsed, with their keys: taken as all such): made below
+            # only when a slot may be matched
+            deferred[name] = (index, listed)
+            submitters.append(Submitter(name, eup, 0.0, len(listed)))
+            continue
+        jobs[name] = _made_jobs(index, name, listed, file, memo)
+        submitters.append(Submitter(name, eup, 0.0, len(jobs[name])))
     eup_of = {
         name: effective_priority(
             values["rup"],
@@ -580,8 +568,24 @@ def negotiate_snapshot(
         return not (rules.skip_claimed_idle and idle_claim)  # D8
 
     free = {s.name: s for s in slots if eligible(s)}  # in slot order
+    # the deferred submitters' jobs: made when a slot may be matched (or to explain);
+    # else listed only, in the schedd's order: a cycle with no slot to offer (every one
+    # claimed and ruled out, or no job can match it) reads only their ids and ads, and
+    # late in a simulated week they are tens of thousands
+    listed_only: dict[str, list[tuple[str, Any]]] = {}
+    for name, (index, listed) in deferred.items():
+        jobs[name] = []
+        if not (free or explain):
+            try:
+                in_order = sorted(listed, key=_entry_order)
+                listed_only[name] = [(str(e["id"]), e["ad"]) for e in in_order]
+                continue
+            except (KeyError, TypeError, IndexError):
+                pass  # not all such after all: made one by one, a bad one named
+        jobs[name] = _made_jobs(index, name, listed, file, memo)
     order = sorted(submitters, key=lambda s: (s.eup, s.name))
-    remaining = {s.name: list(jobs[s.name]) for s in submitters}
+    remaining: dict[str, list[Any]] = {s.name: list(jobs[s.name]) for s in submitters}
+    remaining.update(listed_only)  # (counted as demand; never offered: no slot is free)
     groups: dict[str, dict[str, Any]] = {}
     members_of: dict[str, list[Submitter]] = {}
     allocation = None
@@ -800,7 +804,15 @@ def negotiate_snapshot(
             groups[group].setdefault("limits", [])
     else:
         negotiate_with_group(order, "<none>", math.inf)
-    unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
+    unmatched = [
+        job_id
+        for s in order
+        for job_id in (
+            [job_id for job_id, _ in listed_only[s.name]]
+            if s.name in listed_only
+            else [j.id for j in jobs[s.name] if j.id not in matched_jobs]
+        )
+    ]
     all_jobs = {j.id: j for s in order for j in jobs[s.name]} if explain else {}
     taken = np.zeros(len(slots), dtype=bool)
     taken[[row_of[m["slot"]] for m in matches]] = True
@@ -816,7 +828,9 @@ def negotiate_snapshot(
         count[matched_jobs[m["job"]].submitter] += 1
     return Cycle(
         [s.name for s in order], matches, unmatched, count, why, groups,
-        {s.name: s.ad for s in slots}, {j.id: j.ad for s in order for j in jobs[s.name]},
+        {s.name: s.ad for s in slots},
+        {j.id: j.ad for s in order for j in jobs[s.name]}
+        | {job_id: ad for entries in listed_only.values() for job_id, ad in entries},
     )  # fmt: skip
 
 
@@ -1034,6 +1048,47 @@ _JOB_ORDER = {"jobprio": 0, "clusterid": 1, "procid": 2}
 
 
 _ORDER: Final = attrgetter("order")
+
+
+def _given_first(listed: Sequence[Any]) -> bool:
+    """Whether a submitter's first job entry is parsed with its `_keys` (the simulator's
+    entries: all of them are then taken as such)."""
+    first = listed[0] if listed else None
+    return (
+        type(first) is dict and first.get("_parsed") is True and type(first.get("_keys")) is tuple
+    )
+
+
+def _entry_order(entry: Mapping[str, Any]) -> Any:
+    """A parsed job entry's place in the schedd's order (its `_keys`)."""
+    return entry["_keys"][0]
+
+
+def _made_jobs(
+    index: int, name: str, listed: Sequence[Any], file: str | None, memo: dict[str, Any]
+) -> list[_Job]:
+    """The jobs of submitter `name` (the `index`th) in the schedd's order: its entries
+    each checked (a position named when one is not a job), parsed and keyed, or in one
+    pass when all are parsed with their keys (`_given_jobs`)."""
+    where = f"submitters[{index}]"
+    mine = _given_jobs(listed, name)
+    if mine is None:  # not all parsed with their keys: each checked, parsed, keyed
+        mine = []
+        for j, job in enumerate(listed):
+            if (type(job) is not dict and not isinstance(job, Mapping)) or "ad" not in job:
+                raise SnapshotError(f"{where}.jobs[{j}] must be a mapping with 'ad'", file=file)
+            parsed = job.get("_parsed")
+            mine.append(
+                _Job(
+                    str(job["id"]) if "id" in job else f"{index}.{j}",
+                    name,
+                    job["ad"] if parsed else _ad(job["ad"], f"{where}.jobs[{j}].ad", file, memo),
+                    job.get("_keys") if parsed else None,
+                    not parsed,
+                )
+            )
+    mine.sort(key=_ORDER)
+    return mine
 
 
 def _given_jobs(listed: Sequence[Any], submitter: str) -> list[_Job] | None:

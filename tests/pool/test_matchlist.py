@@ -234,3 +234,50 @@ def test_unmatchable_slots_give_the_cycle_of_their_ads(semantics: str, config: s
     explained = negotiate_snapshot(given, semantics=semantics).to_json()
     assert explained == negotiate_snapshot(document, semantics=semantics).to_json()
     assert sorted(asked) == sorted(out)
+
+
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+def test_a_cycle_with_no_slot_to_offer_lists_the_given_jobs_in_order(semantics: str) -> None:
+    """Every slot claimed and ruled out (no priority preemption, RANK 0): the simulator's
+    job entries (parsed, with their keys, offered in no particular order) are listed
+    without being made into the cycle's jobs, and the cycle is the text snapshot's:
+    the unmatched jobs in the schedd's order, the group figures (their demand), the job
+    ads. A bad entry among them is still named by its place."""
+    import random
+
+    from compiler.classad import parse
+    from runtime.pool import HeldSlot, SnapshotError, claim_facts, job_keys, remote_user
+
+    config = "PREEMPTION_REQUIREMENTS = False\nGROUP_NAMES = group_a\nGROUP_QUOTA_DYNAMIC_group_a = 0.3\n"
+    document = generated_snapshot(
+        48, 240, submitters=5, autoclusters=12, claimed=1.0, seed=4, config=config
+    )
+    text = negotiate_snapshot(document, semantics=semantics, explain=False)
+    assert not text.matches and text.unmatched
+
+    def parsed(ad: dict[str, Any]) -> dict[str, Any]:
+        return {k: parse(v) if isinstance(v, str) else v for k, v in ad.items()}
+
+    machines = []
+    for m in document["machines"]:
+        ad = parsed(m["ad"])
+        held = HeldSlot(claim_facts(ad), remote_user(ad), 0, ad["CurrentRank"], lambda ad=ad: ad)
+        machines.append({"name": m["name"], "_held": held})
+    shuffled = random.Random(4)
+    submitters = []
+    for sub in document["submitters"]:
+        entries = [{"id": j["id"], "ad": parsed(j["ad"]), "_parsed": True} for j in sub["jobs"]]
+        for entry in entries:
+            entry["_keys"] = job_keys(entry["ad"])
+        shuffled.shuffle(entries)
+        submitters.append({**sub, "jobs": entries})
+    given = {**document, "machines": machines, "submitters": submitters}
+    fast = negotiate_snapshot(given, semantics=semantics, explain=False)
+    assert fast.to_json() == text.to_json()
+    assert set(fast.job_ads) == set(text.job_ads)
+    broken = {
+        **given,
+        "submitters": [{**submitters[0], "jobs": [*submitters[0]["jobs"], {"id": "x"}]}],
+    }
+    with pytest.raises(SnapshotError, match=r"submitters\[0\]\.jobs\[\d+\] must be a mapping"):
+        negotiate_snapshot(broken, semantics=semantics, explain=False)

@@ -238,6 +238,13 @@ class Slot:
 
     # ------------------------------------------------------------------ public view
     @property
+    def model(self) -> Any:
+        """The `transitions` model the slot's machine drives: its `pair_name` is the
+        slot's "State/Activity" now (one attribute away, for a simulator counting
+        thousands of slots at every negotiation cycle)."""
+        return self._model
+
+    @property
     def pair(self) -> Pair:
         name = self._model.pair_name
         pair = self._pairs.get(name)

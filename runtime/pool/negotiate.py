@@ -439,7 +439,11 @@ def negotiate_snapshot(
     with `"_parsed": True` holds a ClassAd or a mapping of values and expressions (not
     ClassAd text), copied before the cycle writes into it (a job's only when it is
     offered a match); such a job entry may also carry `"_keys"`, its `job_keys` (the
-    simulator keeps them while the job lives: a job is offered to hundreds of cycles)."""
+    simulator keeps them while the job lives: a job is offered to hundreds of cycles).
+    A submitter whose first job entry is so is taken as all such: its jobs are made only
+    when a slot may be matched (a cycle with none to offer lists their ids and ads). A
+    machine entry may be `{"name": ..., "_held": ...}` with a `HeldSlot` or an
+    `UnmatchableSlot` instead of the ad."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
 

@@ -213,10 +213,13 @@ def reads(expr: Expr | None, ad: Mapping[str, Any]) -> frozenset[str] | None:
 
 def _reading(
     expr: Expr | None, ad: Mapping[str, Any]
-) -> tuple[frozenset[str], frozenset[str]] | None:
-    """`reads`, and the builtins called on the way."""
+) -> tuple[frozenset[str], frozenset[str], bool] | None:
+    """`reads`, the builtins called on the way, and whether the target may be read: a
+    name scoped to it, an unscoped name the ad lacks (looked up in the target next), a
+    selection from an ad (`reads_no_target`)."""
     seen: set[str] = set()
     calls: set[str] = set()
+    target = False
     todo = [] if expr is None else [expr]
     done: set[int] = set()
     while todo:
@@ -232,17 +235,20 @@ def _reading(
                     return None
                 seen.add(key)
                 raw: Any = ad.get(key)
+                if node.scope not in (None, "MY") or (raw is None and node.scope is None):
+                    target = True
                 if type(raw) in _NODES:
                     todo.append(raw)
                 elif raw is not None and type(raw) not in _PLAIN:
                     return None
             elif type(node) is Select:
                 seen.add(node.key)
+                target = True
             elif type(node) is Subscript or (type(node) is Call and node.key not in _PLAIN_CALLS):
                 return None
             elif type(node) is Call:
                 calls.add(node.key)
-    return frozenset(seen), frozenset(calls)
+    return frozenset(seen), frozenset(calls), target
 
 
 def memo_keys(expr: Expr | None, ad: Mapping[str, Any]) -> tuple[str, ...] | None:
@@ -281,28 +287,8 @@ def reads_no_target(expr: Expr, ad: Mapping[str, Any]) -> bool:
     name, no unscoped name the ad lacks (looked up in the target next), no selection
     from an ad, nothing `reads` cannot tell. Its value is then the same against any
     job: a slot whose Requirements is such and not TRUE matches none."""
-    if reads(expr, ad) is None:
-        return False
-    todo = [expr]
-    done: set[int] = set()
-    while todo:
-        top = todo.pop()
-        if id(top) in done:
-            continue
-        done.add(id(top))
-        for node in walk(top):
-            if type(node) is AttrRef:
-                if node.scope not in (None, "MY"):
-                    return False
-                raw: Any = ad.get(node.key)
-                if raw is None:
-                    if node.scope is None:
-                        return False
-                elif type(raw) in _NODES:
-                    todo.append(raw)
-            elif type(node) is Select:
-                return False
-    return True
+    found = _reading(expr, ad)
+    return found is not None and not found[2]
 
 
 def reads_nothing(expr: Expr) -> bool:

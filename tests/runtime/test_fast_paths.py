@@ -689,3 +689,25 @@ def test_each_thread_renews_ads_from_templates_of_its_own() -> None:
     thread.join()
     assert seen[0] == 0 and seen[1] > 0
     assert slot.pair_tuple() == ("Claimed", "Busy")
+
+
+@given(text=EXPRESSIONS, macro=st.sampled_from(["TARGET.ImageSize > 1", "Memory > 1", "Disk"]))
+def test_an_expression_that_reads_no_target_has_one_value_against_any_job(
+    text: str, macro: str
+) -> None:
+    """`runtime.slot_ad.reads_no_target` (what proves a slot unmatchable): when it says
+    so, the expression has the same value against two different jobs and none; a name
+    the ad lacks (ImageSize: the job's) or scoped to the target makes it say no; the ad's
+    own expressions are followed (`Macro`)."""
+    from compiler.classad import evaluate
+    from runtime.slot_ad import reads_no_target
+
+    expr = parse(text.replace("KeyboardIdle", "Macro"))
+    ad = ClassAd({"Memory": 2048, "Macro": parse(macro), "Name": "slot1@x"})
+    jobs = [ClassAd({"ImageSize": 1000, "Memory": 1, "Disk": 5}), ClassAd({"ImageSize": 7}), None]
+    values = [repr(evaluate(expr, ad, job, now=1_700_000_000)) for job in jobs]
+    if reads_no_target(expr, ad.lowered()):
+        assert values[0] == values[1] == values[2]
+        assert "TARGET" not in text and "ImageSize" not in text
+    elif all(n not in text for n in ("TARGET", "ImageSize", "[", "KeyboardIdle")):
+        pytest.fail(f"{text} reads only the slot's own names, yet was said to read the job")

@@ -291,6 +291,19 @@ def reads_no_target(expr: Expr, ad: Mapping[str, Any]) -> bool:
     return found is not None and not found[2]
 
 
+def shape_key(lowered: Mapping[str, Any]) -> tuple[Any, ...]:
+    """An ad's shape (lower-case names -> values): its names, each value's type, its
+    expressions by identity; what decides what an expression reads in it (`reads`).
+    Flat tuples made by C loops (not one of pairs: a slot keeps several, a pool
+    thousands of slots). The caller keeps the expressions alive while it keeps a key."""
+    types = tuple(map(type, lowered.values()))
+    return (
+        tuple(lowered),
+        types,
+        tuple(compress(map(id, lowered.values()), map(_NODES.__contains__, types))),
+    )
+
+
 def reads_nothing(expr: Expr) -> bool:
     """Whether `expr` reads no attribute and calls neither time() nor random() nor a
     builtin that reads by a computed name (`memo_keys` is empty in any ad): it has one
@@ -953,14 +966,7 @@ class AdBuilder:
         one of these changes). Both are kept per ad shape (the slot's ads of one shape
         share the memoised policy), with the shape's `_Live.guard_reads`; and the key."""
         lowered = ad.lowered()
-        # flat tuples (not one of pairs: a slot keeps several, a pool thousands of slots),
-        # made by C loops: the names, each value's type, the expressions by identity
-        types = tuple(map(type, lowered.values()))
-        key = (
-            tuple(lowered),
-            types,
-            tuple(compress(map(id, lowered.values()), map(_NODES.__contains__, types))),
-        )
+        key = shape_key(lowered)
         hit = self.analysed.get(key)
         if hit is not None:
             return hit[1], hit[2], hit[3], key

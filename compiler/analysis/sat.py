@@ -280,7 +280,7 @@ def _climb(
     """Hill climbing on the number of TRUE conjuncts of a top-level `&&` chain: change
     one attribute at a time to the candidate that makes most conjuncts TRUE. Complete
     for nothing, but finds the correlated corner cases random sampling misses."""
-    parts = _conjuncts(folded)
+    parts = A.conjuncts(folded)
     if len(parts) < 2:
         return None
     fns = [compile_expr(p) for p in parts]
@@ -316,12 +316,6 @@ def _climb(
                 if best == len(parts) and test(tuple(current)):
                     return tuple(current)
     return None
-
-
-def _conjuncts(e: A.Expr) -> list[A.Expr]:
-    if isinstance(e, A.Binary) and e.op == "&&":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
 
 
 _TIME_NAMES: Final = frozenset({"currenttime", "mycurrenttime"})

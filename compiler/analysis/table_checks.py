@@ -165,7 +165,7 @@ def _other_pair(text: str, pair: tuple[str, str]) -> bool:
     except ClassAdSyntaxError:
         return False
     here = {"state": pair[0].lower(), "activity": pair[1].lower()}
-    for part in _conjuncts(expr):
+    for part in A.conjuncts(expr):
         if not (isinstance(part, A.Binary) and part.op in ("==", "=?=")):
             continue
         for ref, lit in ((part.left, part.right), (part.right, part.left)):
@@ -180,17 +180,11 @@ def _other_pair(text: str, pair: tuple[str, str]) -> bool:
     return False
 
 
-def _conjuncts(e: A.Expr) -> list[A.Expr]:
-    if isinstance(e, A.Binary) and e.op == "&&":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
-
-
 def _false_conjunct(e: A.Expr) -> bool:
     """`... && false` (at the top of a conjunction): a constant the configuration wrote,
     as the HOLD_IF_* / PREEMPT_IF_* templates do with `WANT_SUSPEND = (...) =!= true &&
     $(WANT_SUSPEND)` over the default `WANT_SUSPEND = false`."""
-    return any(isinstance(c, A.Boolean) and c.value is False for c in _conjuncts(e))
+    return any(isinstance(c, A.Boolean) and c.value is False for c in A.conjuncts(e))
 
 
 def live_edges(an: Analysis) -> dict[tuple[str, str], set[tuple[str, str]]]:

@@ -426,6 +426,26 @@ def walk(e: Expr, *, same_scope: bool = False) -> Iterator[Expr]:
         stack.extend(reversed(children(node, same_scope=same_scope)))
 
 
+def conjuncts(e: Expr, expand: Callable[[Expr], Expr | None] | None = None) -> list[Expr]:
+    """The operands of `e`'s top-level `&&` chain, left to right (`e` itself when it is
+    no `&&`). `expand`: a leaf it maps to an expression (a name an ad defines, say) is
+    taken apart in turn, each expression at most once (a definition may refer to itself)."""
+    out: list[Expr] = []
+    todo, seen = [e], set()
+    while todo:
+        node = todo.pop()
+        if type(node) is Binary and node.op == "&&":
+            todo += (node.right, node.left)
+            continue
+        inner = expand(node) if expand is not None else None
+        if inner is not None and id(inner) not in seen:
+            seen.add(id(inner))
+            todo.append(inner)
+        else:
+            out.append(node)
+    return out
+
+
 @overload
 def find_all(
     e: Expr, what: tuple[type, ...] | Callable[[Expr], bool], *, same_scope: bool = False

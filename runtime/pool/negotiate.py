@@ -1172,17 +1172,7 @@ def _conjuncts(job: Mapping[str, Any]) -> list[Any]:
     expr = next((v for k, v in job.items() if k.lower() == "requirements"), None)
     if expr is None or not isinstance(expr, A.Expr):
         return []
-    out: list[Any] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, A.Binary) and node.op == "&&":
-            walk(node.left)
-            walk(node.right)
-        else:
-            out.append(node)
-
-    walk(expr)
-    return out
+    return A.conjuncts(expr)
 
 
 # ---- the matched slots' own compiled tables --------------------------------------------

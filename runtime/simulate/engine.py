@@ -49,7 +49,7 @@ from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, rem
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
 from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
-from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target
+from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target, shape_key
 
 _PAIR_NAME = attrgetter("pair_name")
 
@@ -873,44 +873,32 @@ _JOB_FREE_KEPT = 64
 
 
 def _job_free_conjuncts(requirements: Any, lowered: Mapping[str, Any]) -> tuple[Any, ...]:
-    """The conjuncts of `requirements` (`_conjuncts`) that read nothing of a job, nor the
+    """The conjuncts of `requirements` (`ast.conjuncts`, the ad's names taken apart)
+    that read nothing of a job, nor the
     clock, nor chance, in an ad holding `lowered` (`reads_no_target`, `memo_keys`); the
     ad's shape decides them, so they are found once per shape (an unclaimed slot is
     asked at every cycle, and a pool's slots share a few shapes)."""
-    values = list(lowered.values())
-    types = tuple(map(type, values))
-    expressions = list(compress(values, map(NODE_TYPES.__contains__, types)))
-    key = (tuple(lowered), types, tuple(map(id, expressions)))
+    key = shape_key(lowered)
     hit = _JOB_FREE.get(key)
     if hit is None:
+
+        def defined(node: Any) -> Any:  # a name the ad defines by an expression
+            if type(node) is A.AttrRef and node.scope in (None, "MY"):
+                stored = lowered.get(node.key)
+                return stored if type(stored) in NODE_TYPES else None
+            return None
+
+        # `START && WithinResourceLimits`: START's conjuncts, then the other's
         parts = tuple(
             part
-            for part in _conjuncts(requirements, lowered)
+            for part in A.conjuncts(requirements, defined)
             if memo_keys(part, lowered) is not None and reads_no_target(part, lowered)
         )
         if len(_JOB_FREE) >= _JOB_FREE_KEPT:
             _JOB_FREE.clear()
+        expressions = [v for v in lowered.values() if type(v) in NODE_TYPES]
         hit = _JOB_FREE[key] = (expressions, parts)
     return hit[1]
-
-
-def _conjuncts(expr: Any, lowered: Mapping[str, Any]) -> Iterator[Any]:
-    """The conjuncts of `expr` (its top-level `&&` operands, a name of the ad that holds
-    an expression taken apart in turn: `START && WithinResourceLimits`), in order."""
-    todo, seen = [expr], set()
-    while todo:
-        node = todo.pop(0)
-        if type(node) is A.Binary and node.op == "&&":
-            todo[:0] = [node.left, node.right]
-        elif type(node) is A.AttrRef and node.scope in (None, "MY") and node.key not in seen:
-            stored = lowered.get(node.key)
-            if type(stored) in NODE_TYPES:
-                seen.add(node.key)
-                todo.insert(0, stored)
-            else:
-                yield node
-        else:
-            yield node
 
 
 def _knob_number(config: Any, name: str, default: float) -> float:

@@ -82,10 +82,7 @@ def quiet_until(slot: Any, limit: float) -> float:
             return limit
         if limit - now_trace < 2:
             return now_trace
-        # the slopes are measured well inside the window the caller vouches for (no
-        # outside input before `limit`): a sensor's regime changes at `limit` itself
-        # (an owner's session starts there)
-        view = _View(slot, min(PROBE, (limit - now_trace) / 2), limit - now_trace)
+        view = _View.up_to(slot, limit)
         bound = limit - now_trace
         for option in options:
             plain = [c for c in option if isinstance(c, GuardCondition) and c.after is None]
@@ -108,7 +105,7 @@ def holds_until(slot: Any, expr: A.Expr, limit: float) -> float:
     if limit - now_trace < 2:
         return now_trace
     try:
-        view = _View(slot, min(PROBE, (limit - now_trace) / 2), limit - now_trace)
+        view = _View.up_to(slot, limit)
         bound = min(limit - now_trace, _Guard(view, None).bound(expr), view.cap)
     except _Moving:
         return now_trace
@@ -142,6 +139,14 @@ class _View:
         self.found: dict[tuple[str, int, int], Any] = {}
         #: seconds the analysis holds at most (the next midnight when ClockMin is read)
         self.cap = math.inf
+
+    @classmethod
+    def up_to(cls, slot: Any, limit: float) -> _View:
+        """The view of the window from the slot's clock to `limit`, the caller vouching
+        that no outside input comes before it. The slopes are measured well inside it: a
+        sensor's regime changes at `limit` itself (an owner's session starts there)."""
+        window = limit - slot.clock.elapsed()
+        return cls(slot, min(PROBE, window / 2), window)
 
     @property
     def later(self) -> Any:

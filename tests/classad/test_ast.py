@@ -145,3 +145,20 @@ def test_spans_and_literal_kinds() -> None:
     assert hash(A.Integer(1)) == hash(A.Integer(1, span))
     assert len({A.Integer(1), A.Real(1.0), A.Boolean(True)}) == 3
     assert A.Binary("+", A.Integer(1), A.Integer(2)) != A.Binary("-", A.Integer(1), A.Integer(2))
+
+
+def test_conjuncts_in_order_with_names_taken_apart() -> None:
+    """`ast.conjuncts`: the operands of the top-level `&&` chain left to right; a leaf
+    `expand` maps to an expression is taken apart in turn, a self-reference once."""
+    from compiler.classad import unparse
+
+    assert [unparse(c) for c in A.conjuncts(parse("a && (b && c || e) && d"))] == [
+        "a", "b && c || e", "d"
+    ]  # fmt: skip
+    assert [unparse(c) for c in A.conjuncts(parse("a || b"))] == ["a || b"]
+    defined = {"a": parse("x && a && y"), "y": parse("1 > 0")}
+
+    def expand(node: A.Expr) -> A.Expr | None:
+        return defined.get(node.key) if type(node) is A.AttrRef else None
+
+    assert [unparse(c) for c in A.conjuncts(parse("a && d"), expand)] == ["x", "a", "1 > 0", "d"]

@@ -245,32 +245,34 @@ class Simulation:
         self._dirty: set[int] = set()
         self._cause = "start"
         self.until = pool.hours * 3600
+        # (tens of thousands of objects per slot set up: collected as while simulating)
         with fewer_collections():
             self.slots = self._make_slots(table_of)
-        #: each slot's `Slot.model` (`_census` reads their pair names)
-        self._models = [run.slot.model for run in self.slots]
-        for run in self.slots:
-            run.slot.start()
-            if run.slot.pair.activity == "Benchmarking":
-                self._send(run, "benchmarks_done")
-            else:
-                self._reschedule(run.index or 0)
-        self.jobs: list[SimJob] = []
-        self.idle: IdleJobs[SimJob] = IdleJobs()
-        self._counter = 0
-        #: the jobs' autocluster keys, each once (`SimJob.keys`): a stream's jobs share
-        #: theirs, which the cycle then tells by identity
-        self._clusters: dict[Any, Any] = {}
-        for index, stream in enumerate(pool.jobs):
-            if stream.at <= 0:
-                for _ in range(stream.count):
-                    self._submit(index, 0.0)
-            elif stream.count:
-                self._schedule(stream.at, "batch", index)
-            if stream.rate_per_hour > 0:
-                self._schedule(self._arrival_gap(stream), "arrival", index)
-        self._schedule(0.0, "negotiate", None)
-        self._flush()
+            #: each slot's `Slot.model` (`_census` reads their pair names)
+            self._models = [run.slot.model for run in self.slots]
+            for run in self.slots:
+                run.slot.start()
+                if run.slot.pair.activity == "Benchmarking":
+                    self._send(run, "benchmarks_done")
+                else:
+                    self._reschedule(run.index or 0)
+                release_retired()  # (between two slots no evaluation runs: `_run`)
+            self.jobs: list[SimJob] = []
+            self.idle: IdleJobs[SimJob] = IdleJobs()
+            self._counter = 0
+            #: the jobs' autocluster keys, each once (`SimJob.keys`): a stream's jobs share
+            #: theirs, which the cycle then tells by identity
+            self._clusters: dict[Any, Any] = {}
+            for index, stream in enumerate(pool.jobs):
+                if stream.at <= 0:
+                    for _ in range(stream.count):
+                        self._submit(index, 0.0)
+                elif stream.count:
+                    self._schedule(stream.at, "batch", index)
+                if stream.rate_per_hour > 0:
+                    self._schedule(self._arrival_gap(stream), "arrival", index)
+            self._schedule(0.0, "negotiate", None)
+            self._flush()
 
     # ------------------------------------------------------------------ set-up
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
@@ -384,7 +386,7 @@ class Simulation:
             self._catch_up(run)
             run.slot.advance(until)
             run.held = run.out = None  # advanced without an event: made again when asked
-        release_retired()
+            release_retired()
 
     def _handle(self, kind: str, data: Any) -> None:
         match kind:
@@ -559,6 +561,7 @@ class Simulation:
             for index in dirty:
                 self.slots[index].slot.forget_history()  # the record keeps the log
                 self._reschedule(index)
+                release_retired()
 
     def _reschedule(self, index: int) -> None:
         """The slot's next wake-up on the event queue: its next timer or evaluation pass
@@ -636,6 +639,7 @@ class Simulation:
             if job is None or job.state != "idle":
                 continue
             self._deliver(index, job, match["reason"])
+            release_retired()
 
     def _deliver(self, index: int, job: SimJob, reason: str) -> None:
         run = self.slots[index]
@@ -707,14 +711,16 @@ class Simulation:
         over as unmatchable (`_unmatchable`: an Owner desktop's START is false while its
         owner is there), its ad built only when the proof runs out. Naive stepping (the
         reference) builds every ad."""
-        machines = [
-            {"name": run.name, "_held": held}
-            if (held := None if self.naive else self._held(run) or self._unmatchable(run))
-            is not None
-            # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies it
-            else {"name": run.name, "ad": self._ad_now(run), "_parsed": True}
-            for run in self.slots
-        ]
+        machines = []
+        for run in self.slots:
+            held = None if self.naive else self._held(run) or self._unmatchable(run)
+            machines.append(
+                {"name": run.name, "_held": held}
+                if held is not None
+                # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies it
+                else {"name": run.name, "ad": self._ad_now(run), "_parsed": True}
+            )
+            release_retired()
         submitters = []
         offered: dict[str, SimJob] = {}
         for user in self.idle.submitters():

@@ -9,8 +9,8 @@ Public API
 `Priorities`, `HistoryError` (runtime.pool.accountant); `quota_report(document, *,
 semantics, file)`, `group_tree`, `QuotasError` (runtime.pool.groups); `spin_the_pie`,
 `Submitter`, `cycle_facts`, `negotiate_snapshot`, `Cycle`, `SnapshotError`, `drive_match`,
-`job_keys`, and the simulator's lazy slots `HeldSlot` and `UnmatchableSlot`
-(runtime.pool.negotiate: one negotiation cycle).
+`job_keys`, the simulator's lazy slots `HeldSlot` and `UnmatchableSlot` and its queues
+`JobQueue` (runtime.pool.negotiate: one negotiation cycle).
 """
 
 from runtime.pool.accountant import (
@@ -32,6 +32,7 @@ from runtime.pool.negotiate import (
     ClaimFacts,
     Cycle,
     HeldSlot,
+    JobQueue,
     SnapshotError,
     Submitter,
     UnmatchableSlot,
@@ -51,6 +52,7 @@ __all__ = [
     "HeldSlot",
     "History",
     "HistoryError",
+    "JobQueue",
     "Priorities",
     "QuotasError",
     "SnapshotError",

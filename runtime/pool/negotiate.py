@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -375,6 +375,27 @@ class UnmatchableSlot:
     ad: Callable[[], Mapping[str, Any]]
 
 
+@runtime_checkable
+class JobQueue(Protocol):
+    """A submitter's idle jobs handed to `negotiate_snapshot` (the `jobs` of a submitter
+    entry) by a caller that keeps them in a queue (the simulator's schedd: late in a
+    simulated week tens of thousands per submitter, asked for by every cycle).
+
+    `len` is how many there are (the submitter's demand in the group allocations).
+    `first(count)` gives parsed job entries (`"_parsed": True` with their `_keys`, in any
+    order: the cycle sorts them) holding at least the first `count` jobs of each
+    autocluster in the schedd's order. A cycle that may match F slots asks for F: it
+    matches at most F jobs, and of one autocluster it takes the first ones, in order,
+    until one is refused, then skips the others (`negotiate_with_group`), so no job after
+    the F-th of its autocluster is ever matched. The jobs it did not ask for are in no
+    list of the `Cycle` (its unmatched jobs and job ads are those it asked for); with
+    `explain` it asks for all."""
+
+    def __len__(self) -> int: ...
+
+    def first(self, count: int) -> Sequence[Mapping[str, Any]]: ...
+
+
 #: `Pool.match_list`'s two rank tests of a claimed slot (RANK preemption; priority
 #: preemption's condition), asked of a held slot's two ranks alone
 _RANK_PREEMPTS = parse("MY.Rank > MY.CurrentRank")
@@ -441,7 +462,8 @@ def negotiate_snapshot(
     offered a match); such a job entry may also carry `"_keys"`, its `job_keys` (the
     simulator keeps them while the job lives: a job is offered to hundreds of cycles).
     A submitter whose first job entry is so is taken as all such: its jobs are made only
-    when a slot may be matched (a cycle with none to offer lists their ids and ads). A
+    when a slot may be matched (a cycle with none to offer lists their ids and ads). Its
+    `jobs` may also be a `JobQueue`, asked only for those a cycle can match. A
     machine entry may be `{"name": ..., "_held": ...}` with a `HeldSlot` or an
     `UnmatchableSlot` instead of the ad."""
     from compiler.config import load_config
@@ -491,6 +513,7 @@ def negotiate_snapshot(
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
     deferred: dict[str, tuple[int, Sequence[Any]]] = {}
+    queued: dict[str, tuple[int, JobQueue]] = {}
     knobs = FactorKnobs()
     for index, raw in enumerate(document.get("submitters") or []):
         where = f"submitters[{index}]"
@@ -502,6 +525,11 @@ def negotiate_snapshot(
         factor = priority_factor(name, None if stored is None else float(stored), knobs, accountant)
         eup = effective_priority(rup, factor, accountant)
         listed = raw.get("jobs") or []
+        if isinstance(listed, JobQueue):
+            # asked below for as many of each autocluster as the cycle can match
+            queued[name] = (index, listed)
+            submitters.append(Submitter(name, eup, 0.0, len(listed)))
+            continue
         if _given_first(listed):
             # the simulator's (parsed, with their keys: taken as all such): made below
             # only when a slot may be matched
@@ -587,6 +615,9 @@ def negotiate_snapshot(
             except (KeyError, TypeError, IndexError):
                 pass  # not all such after all: made one by one, a bad one named
         jobs[name] = _made_jobs(index, name, listed, file, memo)
+    for name, (index, queue) in queued.items():
+        asked = len(queue) if explain else len(free)
+        jobs[name] = _made_jobs(index, name, queue.first(asked), file, memo) if asked else []
     order = sorted(submitters, key=lambda s: (s.eup, s.name))
     remaining: dict[str, list[Any]] = {s.name: list(jobs[s.name]) for s in submitters}
     remaining.update(listed_only)  # (counted as demand; never offered: no slot is free)
@@ -595,7 +626,7 @@ def negotiate_snapshot(
     allocation = None
     if group_names:
         total = sum(weight for _, weight in tally)
-        allocation = _allocation(config, order, remaining, usage, total, semantics)
+        allocation = _allocation(config, order, usage, total, semantics)
         first_round = allocation.plan()
         groups = allocation.report()
         members_of = {g: [] for g in groups}
@@ -956,14 +987,14 @@ def _submitter_attributes(
 def _allocation(
     config: Any,
     order: Sequence[Submitter],
-    remaining: Mapping[str, Sequence[_Job]],
     usage: Mapping[str, float],
     total: float,
     semantics: str,
 ) -> Any:
     """The groups' allocation rounds for this cycle (runtime.pool.groups.Allocation): the
     pool is every slot's weight (`total`), a group's demand its submitters' usage plus
-    idle jobs, its usage theirs (reference 2.2)."""
+    idle jobs (`Submitter.idle_jobs`: also those a `JobQueue` was not asked for), its
+    usage theirs (reference 2.2)."""
     from runtime.pool.groups import Allocation, group_tree
 
     tree = [g.name for g in group_tree(config).walk()]
@@ -971,7 +1002,7 @@ def _allocation(
     used: dict[str, float] = {}
     for sub in order:
         group = assigned_group(sub.name, tree).lower()
-        demand[group] = demand.get(group, 0.0) + usage[sub.name] + len(remaining[sub.name])
+        demand[group] = demand.get(group, 0.0) + usage[sub.name] + sub.idle_jobs
         used[group] = used.get(group, 0.0) + usage[sub.name]
     return Allocation(config, total, demand, used, semantics=semantics)
 

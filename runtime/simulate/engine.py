@@ -699,8 +699,9 @@ class Simulation:
         return factor, effective_priority(rup, factor, self.known)
 
     def _snapshot(self) -> tuple[dict[str, Any], dict[str, SimJob]]:
-        """The cycle's SNAPSHOT (the slots' ads, the submitters with the idle jobs they
-        offer) and those jobs by id.
+        """The cycle's SNAPSHOT (the slots' ads, the submitters with their idle jobs as
+        the cycle asks for them, `_Offered`) and the jobs it asked for by id (filled in
+        while it runs).
 
         A claimed slot whose ad only the clock moved since it was last built, in nothing
         the cycle reads of it alone (`AdBuilder.steady`), is handed over held
@@ -722,17 +723,15 @@ class Simulation:
             )
             release_retired()
         submitters = []
+        #: the jobs the cycle asks for (`_Offered`), by id
         offered: dict[str, SimJob] = {}
         for user in self.idle.submitters():
-            idle = self.idle.offered(user, len(self.slots))
-            if not idle:
+            if not self.idle.count(user):
                 continue
-            offered.update((j.id, j) for j in idle)
             factor, _ = self.priority(user)
             submitters.append(
                 {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
-                 "factor": factor,
-                 "jobs": [j.entry for j in idle]}
+                 "factor": factor, "jobs": _Offered(self.idle, user, offered)}
             )  # fmt: skip
         document = {"config": self.negotiator_config, "machines": machines,
                     "submitters": submitters}  # fmt: skip
@@ -847,6 +846,28 @@ class Simulation:
                 "usage": usage,
             }
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Offered:
+    """A submitter's idle jobs as a cycle asks for them (`runtime.pool.JobQueue`): of
+    each stream its first jobs by ProcId (a stream's jobs are one autocluster, in the
+    schedd's order by ProcId: `IdleJobs.offered`), as many as the cycle can match. A
+    week's saturating stream queues tens of thousands per submitter while a cycle
+    matches a few hundred: listing them all for every cycle was most of its time. The
+    jobs handed over are recorded in `handed` by id (the cycle's matches name them)."""
+
+    idle: IdleJobs[SimJob]
+    user: str
+    handed: dict[str, SimJob]
+
+    def __len__(self) -> int:
+        return self.idle.count(self.user)
+
+    def first(self, count: int) -> list[dict[str, Any]]:
+        jobs = self.idle.offered(self.user, count)
+        self.handed.update((job.id, job) for job in jobs)
+        return [job.entry for job in jobs]
 
 
 #: The garbage collector's thresholds while simulating (Python's are 700, 10, 10).

@@ -1,9 +1,9 @@
 """The schedd's idle jobs in the simulator: each submitter's queue, stream by stream.
 
 Stage: runtime. A saturating stream keeps a queue that grows all week (tens of thousands
-of idle jobs per submitter in a 10,000-slot pool), while a negotiation cycle offers at
-most as many jobs of a stream as there are slots, and a claim asks only for the next job
-of its stream. So nothing here walks a whole queue: each (submitter, stream) keeps
+of idle jobs per submitter in a 10,000-slot pool), while a negotiation cycle asks for at
+most as many jobs of a stream as it can match slots, and a claim asks only for the next
+job of its stream. So nothing here walks a whole queue: each (submitter, stream) keeps
 
 * its jobs in queue order (a deque: a new job at the end, a job that comes back from a
   slot at the front, where the schedd runs it next on a claim of its stream), and
@@ -102,7 +102,7 @@ class IdleJobs(Generic[J]):
 
     def offered(self, submitter: str, limit: int) -> list[J]:
         """The idle jobs a cycle can use: of each stream the first `limit` by ProcId
-        (`limit`: the number of slots; the negotiator never matches more, and takes a
+        (`limit`: the slots the cycle can match; it never matches more, and takes a
         stream's jobs alike, first in the schedd's order, so the rest would only cost
         time), stream by stream. The negotiator puts them in the schedd's order."""
         out: list[J] = []

@@ -130,6 +130,15 @@ HELD_CONFIGS = (
 def _held_cycle(document: dict[str, Any], semantics: str) -> tuple[dict[str, Any], int, int]:
     """The cycle of `document` with its claimed slots of a constant Rank held
     (`HeldSlot`), how many were held and how many of them had their ads asked for."""
+    machines, asked = _held_machines(document)
+    given = {**document, "machines": machines}
+    cycle = negotiate_snapshot(given, semantics=semantics, explain=False).to_json()
+    return cycle, sum("_held" in m for m in machines), len(asked)
+
+
+def _held_machines(document: dict[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The machine entries of `document`, its claimed slots of a constant Rank held
+    (`HeldSlot`), and the names of those whose ads the cycle asks for (filled in)."""
     from compiler.classad import parse
     from runtime.pool import HeldSlot, claim_facts, remote_user
 
@@ -147,9 +156,7 @@ def _held_cycle(document: dict[str, Any], semantics: str) -> tuple[dict[str, Any
 
         held = HeldSlot(claim_facts(ad), remote_user(ad), 0, ad["CurrentRank"], built)
         machines.append({"name": m["name"], "_held": held})
-    given = {**document, "machines": machines}
-    cycle = negotiate_snapshot(given, semantics=semantics, explain=False).to_json()
-    return cycle, sum("_held" in m for m in machines), len(asked)
+    return machines, asked
 
 
 @given(
@@ -281,3 +288,88 @@ def test_a_cycle_with_no_slot_to_offer_lists_the_given_jobs_in_order(semantics: 
     }
     with pytest.raises(SnapshotError, match=r"submitters\[0\]\.jobs\[\d+\] must be a mapping"):
         negotiate_snapshot(broken, semantics=semantics, explain=False)
+
+
+class _Queue:
+    """A `JobQueue` over a submitter's parsed entries: of each autocluster its first
+    `count` in the schedd's order (the rest after them, when `superset`, in a shuffled
+    order: the cycle sorts what it is given and never matches them)."""
+
+    def __init__(self, entries: list[dict[str, Any]], superset: bool, seed: int) -> None:
+        self.entries = entries
+        self.superset = superset
+        self.seed = seed
+        self.asked: list[int] = []
+        self.handed: list[str] = []
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def first(self, count: int) -> list[dict[str, Any]]:
+        import random
+
+        self.asked.append(count)
+        seen: dict[Any, int] = {}
+        out = []
+        for entry in sorted(self.entries, key=lambda e: e["_keys"][0]):
+            cluster = entry["_keys"][1]
+            seen[cluster] = seen.get(cluster, 0) + 1
+            if seen[cluster] <= count or (self.superset and seen[cluster] == count + 1):
+                out.append(entry)
+        random.Random(self.seed).shuffle(out)
+        self.handed += [e["id"] for e in out]
+        return out
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    claimed=st.sampled_from([0.0, 0.3, 0.9]),
+    config=st.sampled_from(HELD_CONFIGS),
+    superset=st.booleans(),
+)
+@settings(max_examples=examples(10), deadline=None)
+@example(seed=3, claimed=0.3, config=HELD_CONFIGS[-1], superset=False)
+@example(seed=5, claimed=0.0, config=CONFIG, superset=True)
+@example(seed=7, claimed=0.9, config=HELD_CONFIGS[1], superset=False)
+@pytest.mark.parametrize("semantics", ["code", "manual"])
+def test_a_job_queue_asked_for_what_the_cycle_can_match_gives_its_matches(
+    semantics: str, seed: int, claimed: float, config: str, superset: bool
+) -> None:
+    """A submitter's jobs handed over as a `JobQueue` (the simulator's schedd; its
+    claimed slots held, `HeldSlot`): the cycle asks for as many of each autocluster as it
+    may match slots and makes the matches (jobs, slots, reasons) and match counts of the
+    whole list, group quotas too (the demand is the queue's length); its unmatched jobs
+    are those it asked for. Generated snapshots have a dozen autoclusters of 20 jobs
+    among 48 slots: a cycle that may match fewer (the claimed slots ruled out) leaves
+    jobs out."""
+    from compiler.classad import parse
+    from runtime.pool import job_keys
+
+    document = generated_snapshot(
+        48, 240, submitters=5, autoclusters=12, claimed=claimed, seed=seed, config=config
+    )
+    whole = negotiate_snapshot(document, semantics=semantics, explain=False)
+
+    def entry(job: dict[str, Any]) -> dict[str, Any]:
+        ad = {k: parse(v) if isinstance(v, str) else v for k, v in job["ad"].items()}
+        return {"id": job["id"], "ad": ad, "_parsed": True, "_keys": job_keys(ad)}
+
+    queues = [_Queue([entry(j) for j in s["jobs"]], superset, seed) for s in document["submitters"]]
+    given = {
+        **document,
+        "machines": _held_machines(document)[0],
+        "submitters": [
+            {**s, "jobs": q} for s, q in zip(document["submitters"], queues, strict=True)
+        ],
+    }
+    cycle = negotiate_snapshot(given, semantics=semantics, explain=False)
+    assert cycle.matches == whole.matches
+    assert cycle.match_count == whole.match_count
+    assert cycle.groups == whole.groups
+    asked = {j for q in queues for j in q.handed}
+    assert all(len(q.asked) <= 1 for q in queues)  # once per cycle
+    assert [j for j in whole.unmatched if j in asked] == cycle.unmatched
+    if claimed == 0.0:  # every slot may be matched: 48 of each autocluster, all of them
+        assert cycle.unmatched == whole.unmatched
+    if claimed == 0.9 and "= False" in config:  # a few free slots: most jobs not asked for
+        assert len(asked) < len(whole.unmatched) / 2

@@ -571,7 +571,7 @@ class Simulation:
         by then no earlier than they would have run; `naive`: every pass is a wake-up
         (the startd's stepping, the reference the event-driven engine is checked
         against)."""
-        from runtime.simulate.horizon import quiet_until
+        from runtime.simulate.horizon import MARGIN, quiet_at, quiet_until
 
         run = self.slots[index]
         slot = run.slot
@@ -579,8 +579,8 @@ class Simulation:
             return
         now = slot.clock.elapsed()
         run.quiet = now
+        cap = self.until
         if not self.naive:
-            cap = self.until
             change = run.sensors.next_change(self.epoch + now)
             if change is not None:
                 cap = min(cap, change - self.epoch)
@@ -589,6 +589,18 @@ class Simulation:
                 cap = min(cap, *timers)
             run.quiet = quiet_until(slot, cap)
         due = slot.next_due_skipping(run.quiet) if run.quiet > now else slot.next_due()
+        if (
+            run.quiet > now
+            and due is not None
+            and due < min(run.quiet + 2 * MARGIN, cap)
+            and due not in slot.schedule.due.values()
+            and quiet_at(slot, due)
+        ):
+            # the first pass after the proved stretch falls in the crossing's margin and
+            # fires nothing: passed over too (not a wake-up that fires nothing, then
+            # another analysis)
+            run.quiet = math.nextafter(due, math.inf)
+            due = slot.next_due_skipping(run.quiet)
         run.version += 1
         if due is not None and due <= self.until:
             self._schedule(due, "wake", (index, run.version))

@@ -96,6 +96,59 @@ def quiet_until(slot: Any, limit: float) -> float:
         return now_trace
 
 
+def quiet_at(slot: Any, at: float) -> bool:
+    """Whether the evaluation pass at trace time `at` (later than the slot's clock) fires
+    nothing, given that nothing but the clock moves until then: every option of the
+    pass has a guard, tested before any of its actions, that does not hold in the
+    slot's ad built for then (without side effects, as the pass would build it from the
+    same record, pair, sensors and CpuBusy latch). `quiet_until`'s crossings are
+    conservative by `MARGIN`, and an evaluation pass often falls in it (a pass every
+    POLLING_INTERVAL, `time() - EnteredCurrentActivity > 600` checked 600 s after the
+    activity began, false there by a second): it is tested at that instant instead of
+    being run for nothing. False when that cannot be told."""
+    from compiler.machine import GuardCondition, pair_name
+    from compiler.table import holds
+    from runtime.ads import eval_context
+
+    if slot.record.requirements_hidden:
+        return False  # (the pass changes the record first)
+    options = [
+        option
+        for trigger in slot.engine.evaluation_pass(slot.pair)
+        for option in slot._options.get((trigger, pair_name(slot.pair)), ((),))
+    ]
+    if not options:
+        return True
+    when = slot.clock.now() + (at - slot.clock.elapsed())
+    my = slot.ads.build(slot.record, slot.pair, when, slot.overrides)
+    ctx = eval_context(when)
+    targets: dict[str, Any] = {}
+    for option in options:
+        refused = False
+        for condition in option:
+            if type(condition) is not GuardCondition or condition.after is not None:
+                continue  # (an activity choice, a test after actions: not told here)
+            against = condition.against
+            if against not in targets:
+                targets[against] = _target(slot, against)
+            if not holds(condition.guard.predicate(my, targets[against], ctx=ctx)):
+                refused = True
+                break
+        if not refused:
+            return False  # every guard holds (or there is none): the pass may fire
+    return True
+
+
+def _target(slot: Any, against: str) -> Any:
+    """The ad a guard `against` a job is evaluated against (as the slot's own context)."""
+    record = slot.record
+    if against == "job" and record.job is not None:
+        return slot.classad(record.job)
+    if against == "preempting_job" and record.preempting_job is not None:
+        return slot.classad(record.preempting_job)
+    return None
+
+
 def holds_until(slot: Any, expr: A.Expr, limit: float) -> float:
     """A trace time (at most `limit`) before which `expr`, evaluated in the slot's own ad
     with no target, cannot change value, given that nothing but the clock moves until

@@ -331,6 +331,40 @@ def test_a_crossing_no_evaluation_reads_does_not_end_the_quiet_time() -> None:
     assert now < quiet <= started + 900
 
 
+def test_a_pass_in_the_crossings_margin_is_told_as_the_slot_would_run_it() -> None:
+    """`horizon.quiet_at`: whether an evaluation pass at a later instant fires nothing,
+    told without running it, is what the slot says when it runs that pass (a twin of the
+    same simulation brought there and polled), second by second across PREEMPT's
+    `(time() - JobStart) > 900` (false at 900 s, true from 901 s: the clock counts whole
+    seconds). The simulator passes over a pass so told instead of waking the slot."""
+    from runtime.simulate.horizon import quiet_at
+
+    startd = DEDICATED.replace("PREEMPT = False", "PREEMPT = (time() - JobStart) > 900")
+    pool = _pool([{"name": "node", "count": 1, "startd": startd}],
+                 [{"user": "ann@x", "count": 1, "run_minutes": {"mean": 600, "distribution": "fixed"}}],
+                 hours=2)  # fmt: skip
+
+    def brought() -> tuple[Any, float]:
+        sim = Simulation(pool)
+        sim.run(600)
+        slot = sim.slots[0].slot
+        assert slot.pair_tuple() == ("Claimed", "Busy")
+        return slot, float(slot.eval_ad()["JobStart"]) - sim.epoch
+
+    told, ran = [], []
+    _, started = brought()
+    for second in range(895, 906):
+        at = started + second + 0.5
+        slot, _ = brought()
+        told.append(quiet_at(slot, at))
+        twin, _ = brought()
+        twin.skip_evaluations(at)
+        twin.advance(at, inclusive=False)
+        ran.append(not twin.poll())
+    assert told == ran
+    assert told[:6] == [True] * 6 and told[6:] == [False] * 5  # from 901 s on it fires
+
+
 # ---- what a submitter is entitled to --------------------------------------------------
 
 

@@ -539,8 +539,9 @@ class Slot:
                 self._periodic(what)
             else:
                 self._expire(what)
-        self.clock.advance_to(t)
-        self._invalidate()
+        if t != self.clock.elapsed():
+            self.clock.advance_to(t)
+            self._invalidate()
 
     def skip_evaluations(self, before: float) -> int:
         """Pass over the periodic evaluations (UPDATE_INTERVAL, POLLING_INTERVAL) due

@@ -616,6 +616,21 @@ class AdBuilder:
             return None
         return cache[1] if cache[0] == (now, id(record), pair) else None
 
+    def whole(self, record: SlotState, pair: Pair, now: float) -> ClassAd | None:
+        """`cached`, or the ad a partial refresh left for this very instant, filled in
+        first (`_complete`, as `current` fills it in when next asked without a guard in
+        the same instant: the same values, the sensors read once); None when `current`
+        has no ad of `record` and `pair` at `now`."""
+        found = self.cached(record, pair, now)
+        if found is not None:
+            return found
+        cache, live = self.cache, self.live
+        if cache is None or live is None or cache[0] != (now, id(record), pair):
+            return None
+        live = self.live = self._complete(live)
+        self.cache = (cache[0], live.ad)
+        return live.ad
+
     def _plan(self, live: _Live, guard: Expr, target: Any) -> tuple[tuple[int, ...], bool] | None:
         """What a partial refresh for `guard` against `target` must refresh: the indices
         of `_Live.moved` it may read, with those CpuBusy reads, and whether it may read

@@ -106,8 +106,8 @@ def quiet_at(slot: Any, at: float) -> bool:
     POLLING_INTERVAL, `time() - EnteredCurrentActivity > 600` checked 600 s after the
     activity began, false there by a second): it is tested at that instant instead of
     being run for nothing. False when that cannot be told."""
+    from compiler import holds
     from compiler.machine import GuardCondition, pair_name
-    from compiler.table import holds
     from runtime.ads import eval_context
 
     if slot.record.requirements_hidden:
@@ -174,8 +174,9 @@ class _View:
         self.probe = probe
         #: seconds the caller vouches for: a change after them does not matter
         self.window = window
-        #: the slot's own ad of this instant when it has one (read only here), else built
-        self.my = slot.ads.cached(slot.record, slot.pair, self.now) or slot.ads.build(
+        #: the slot's own ad of this instant when it has one (read only here; one partly
+        #: refreshed for a guard is filled in), else built
+        self.my = slot.ads.whole(slot.record, slot.pair, self.now) or slot.ads.build(
             slot.record, slot.pair, self.now, slot.overrides
         )
         self._later: Any = None

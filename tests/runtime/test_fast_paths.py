@@ -335,6 +335,31 @@ def test_a_poll_refreshes_what_the_guards_read_and_the_rest_when_asked() -> None
         assert slot.ads.live is not None and slot.ads.live.pending is None
 
 
+def test_a_partly_refreshed_ad_is_filled_in_for_the_quiet_time_analysis() -> None:
+    """`AdBuilder.whole` (what the quiet-time analysis reads): after a poll's partial
+    refresh, the ad of that instant filled in, the whole ad `build` gives (not None, as
+    `cached` says of a partial one); an ad of another instant is not given. Moving the
+    slot to the time it is at (`advance`) keeps its ad; moving it on does not."""
+    slot = _desktop_slot()
+    slot.clock.advance_to(100)
+    slot.poll()
+    slot.clock.advance_to(160)
+    assert not slot.poll()
+    now = slot.clock.now()
+    live = slot.ads.live
+    assert live is not None and live.pending is not None
+    assert slot.ads.cached(slot.record, slot.pair, now) is None
+    assert slot.ads.whole(slot.record, slot.pair, now + 1) is None
+    whole = slot.ads.whole(slot.record, slot.pair, now)
+    fresh = slot.ads.build(slot.record, slot.pair, now, slot.overrides)
+    assert whole is not None and _shown(whole) == _shown(fresh)
+    assert slot.ads.cached(slot.record, slot.pair, now) is whole
+    slot.advance(slot.clock.elapsed())
+    assert slot.ads.cached(slot.record, slot.pair, now) is whole
+    slot.advance(slot.clock.elapsed() + 1)
+    assert slot.ads.cached(slot.record, slot.pair, slot.clock.now()) is None
+
+
 def _same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and (a is b or a == b)
 

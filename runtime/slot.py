@@ -107,7 +107,7 @@ class _Context:
     outcomes (`replay`), so no guard is evaluated twice.
     """
 
-    __slots__ = ("job", "last", "replay", "slot", "tested")
+    __slots__ = ("job", "last", "replay", "slot", "supposed", "tested")
 
     def __init__(self, slot: Slot, job: Mapping[str, Any] | None) -> None:
         self.slot = slot
@@ -115,6 +115,8 @@ class _Context:
         self.last: list[tuple[CompiledGuard, bool, Any, Any]] = []
         self.tested: list[tuple[bool, Any, Any]] | None = None
         self.replay: Iterator[tuple[bool, Any, Any]] | None = None
+        #: the last record supposed after actions, with its ad (`supposed`)
+        self.supposed: tuple[Any, ...] | None = None
 
     def target(self, against: str, state: SlotState) -> Any:
         match against:
@@ -146,8 +148,7 @@ class _Context:
                     target = self.target(against, state)
                 my = slot.ads.current(state, slot.pair, now, slot.overrides, guard.expr, target)
             else:
-                state = slot.hypothetical(after, self.job)
-                my = slot.eval_ad(state)
+                state, my = self._supposed(after, now)
                 target = self.target(against, state)
             ok = holds(guard.predicate(my, target, ctx=eval_context(now)))  # guard.test
             if self.tested is not None:
@@ -155,6 +156,26 @@ class _Context:
         if ok:
             self.last.append((guard, after is not None, my, target))
         return ok
+
+    def _supposed(self, after: tuple[Action, ...], now: float) -> tuple[SlotState, Any]:
+        """The record as `after` would leave it and its ad now: the guards of one choice
+        of activity are tested after the same actions, each of which built the same ad
+        (a retiring slot's three, at every pass)."""
+        slot = self.slot
+        record, pair = slot.record, slot.pair
+        hit = self.supposed
+        if (
+            hit is not None
+            and hit[0] is record
+            and hit[1] == pair
+            and hit[2] == now
+            and hit[3] == after
+        ):
+            return hit[4], hit[5]
+        state = slot.hypothetical(after, self.job)
+        my = slot.eval_ad(state)
+        self.supposed = (record, pair, now, after, state, my)
+        return state, my
 
     def perform(self, actions: tuple[Action, ...], phase: str) -> None:
         self.slot.perform(actions, self.job)

@@ -360,6 +360,42 @@ def test_a_partly_refreshed_ad_is_filled_in_for_the_quiet_time_analysis() -> Non
     assert slot.ads.cached(slot.record, slot.pair, slot.clock.now()) is None
 
 
+def test_the_guards_after_the_same_actions_share_one_supposed_ad(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The guards of a choice of activity are tested in the record the choice's actions
+    would leave (a retiring slot's three after `set_preempt_latch`): one ad is built for
+    them within one evaluation, and each outcome is the one a context of its own gives."""
+    from compiler.machine import GuardCondition
+    from runtime.slot import _Context
+
+    slot = _desktop_slot()
+    slot.clock.advance_to(100)
+    guarded = [
+        c
+        for options in slot._options.values()
+        for option in options
+        for c in option
+        if type(c) is GuardCondition and c.after
+    ]
+    after = guarded[0].after
+    alike = [c for c in guarded if c.after == after]
+    assert len(alike) >= 2
+    built: list[Any] = []
+    build = AdBuilder.build
+
+    def counted(self: AdBuilder, *args: Any, **kwargs: Any) -> Any:
+        built.append(args[0])
+        return build(self, *args, **kwargs)
+
+    monkeypatch.setattr(AdBuilder, "build", counted)
+    ctx = _Context(slot, None)
+    shared = [ctx.test(c.guard, c.against, c.after) for c in alike]
+    assert len(built) == 1
+    alone = [_Context(slot, None).test(c.guard, c.against, c.after) for c in alike]
+    assert shared == alone and len(built) == 1 + len(alike)
+
+
 def _same_value(a: Any, b: Any) -> bool:
     return type(a) is type(b) and (a is b or a == b)
 

@@ -69,15 +69,11 @@ def quiet_until(slot: Any, limit: float) -> float:
     """A trace time (at most `limit`) before which no evaluation pass of `slot` can fire,
     given that nothing but the clock moves until then; the slot's clock time when none
     can be given."""
-    from compiler.machine import GuardCondition, pair_name
+    from compiler.machine import GuardCondition
 
     now_trace = slot.clock.elapsed()
     try:
-        options = [
-            option
-            for trigger in slot.engine.evaluation_pass(slot.pair)
-            for option in slot._options.get((trigger, pair_name(slot.pair)), ((),))
-        ]
+        options = _pass_options(slot)
         if not options:
             return limit
         if limit - now_trace < 2:
@@ -107,16 +103,12 @@ def quiet_at(slot: Any, at: float) -> bool:
     activity began, false there by a second): it is tested at that instant instead of
     being run for nothing. False when that cannot be told."""
     from compiler import holds
-    from compiler.machine import GuardCondition, pair_name
+    from compiler.machine import GuardCondition
     from runtime.ads import eval_context
 
     if slot.record.requirements_hidden:
         return False  # (the pass changes the record first)
-    options = [
-        option
-        for trigger in slot.engine.evaluation_pass(slot.pair)
-        for option in slot._options.get((trigger, pair_name(slot.pair)), ((),))
-    ]
+    options = _pass_options(slot)
     if not options:
         return True
     when = slot.clock.now() + (at - slot.clock.elapsed())
@@ -137,6 +129,19 @@ def quiet_at(slot: Any, at: float) -> bool:
         if not refused:
             return False  # every guard holds (or there is none): the pass may fire
     return True
+
+
+def _pass_options(slot: Any) -> list[tuple[Any, ...]]:
+    """The condition lists an evaluation pass of the slot's pair tries, in order (an
+    unguarded step as an empty one)."""
+    from compiler.machine import pair_name
+
+    name = pair_name(slot.pair)
+    return [
+        option
+        for trigger in slot.engine.evaluation_pass(slot.pair)
+        for option in slot._options.get((trigger, name), ((),))
+    ]
 
 
 def _target(slot: Any, against: str) -> Any:
@@ -230,16 +235,9 @@ class _View:
     def target(self, against: str) -> Any:
         """The ad a guard is evaluated against, one per kind for the view's life (so its
         identity keys `values`)."""
-        if against in self._targets:
-            return self._targets[against]
-        record = self.slot.record
-        target = None
-        if against == "job" and record.job is not None:
-            target = self.slot.classad(record.job)
-        elif against == "preempting_job" and record.preempting_job is not None:
-            target = self.slot.classad(record.preempting_job)
-        self._targets[against] = target
-        return target
+        if against not in self._targets:
+            self._targets[against] = _target(self.slot, against)
+        return self._targets[against]
 
     def change_in(self, guard: Any, against: str) -> float:
         """Seconds before which `guard` cannot change value (math.inf: never)."""

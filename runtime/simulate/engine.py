@@ -134,7 +134,7 @@ class SimJob:
         self.made = self.made_keys = self.made_entry = None
 
 
-@dataclass
+@dataclass(slots=True)
 class SlotRun:
     """A slot of the simulation: the runtime slot, its sensors, its job."""
 

@@ -19,6 +19,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
+from itertools import chain
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Final, Protocol, runtime_checkable
@@ -575,18 +576,24 @@ def negotiate_snapshot(
         else:
             counted.append(lazy.facts)
 
-    # every slot's (claim holder, weight), the counted ones too
-    tally = [(s.user, s.weight) for s in slots]
-    tally += [(c.user, c.weight) for c in counted]
+    # every slot's claim holder and weight, the counted ones too, summed in slot order:
+    # the whole pool, the unclaimed slots, each holder's weight and claims
+    whole = unclaimed = 0.0
+    held_by: dict[str, list[float]] = {}
+    for user, weight in chain(map(_HOLDER_WEIGHT, slots), map(_HOLDER_WEIGHT, counted)):
+        whole += weight
+        if user is None:
+            unclaimed += weight
+        elif user in held_by:
+            held_by[user][0] += weight
+            held_by[user][1] += 1
+        else:
+            held_by[user] = [weight, 1]
     usage = dict.fromkeys(eup_of, 0.0)
-    for user, weight in tally:
-        if user is not None and user in usage:
+    for user, (weight, _) in held_by.items():
+        if user in usage:
             usage[user] += weight
-    pool = (
-        sum(weight for _, weight in tally)
-        if pie_facts.pie_of_all_slots
-        else sum(weight for user, weight in tally if user is None)
-    )
+    pool = whole if pie_facts.pie_of_all_slots else unclaimed
 
     def eligible(slot: _Slot) -> bool:
         state = slot.state
@@ -625,20 +632,15 @@ def negotiate_snapshot(
     members_of: dict[str, list[Submitter]] = {}
     allocation = None
     if group_names:
-        total = sum(weight for _, weight in tally)
-        allocation = _allocation(config, order, usage, total, semantics)
+        allocation = _allocation(config, order, usage, whole, semantics)
         first_round = allocation.plan()
         groups = allocation.report()
         members_of = {g: [] for g in groups}
         for sub in order:
             members_of[assigned_group(sub.name, list(groups))].append(sub)
     # what a claim holder uses now: weighted (D14, the code) and in slots (the seed)
-    in_use: dict[str, float] = {}
-    claims: dict[str, int] = {}
-    for user, weight in tally:
-        if user is not None:
-            in_use[user] = in_use.get(user, 0.0) + weight
-            claims[user] = claims.get(user, 0) + 1
+    in_use = {user: weight for user, (weight, _) in held_by.items()}
+    claims = {user: int(count) for user, (_, count) in held_by.items()}
 
     def resources_in_use(user: str) -> float | int:
         """`...ResourcesInUse` of `user` (D14): weighted in the code, slots in the seed."""
@@ -867,6 +869,10 @@ def negotiate_snapshot(
         {j.id: j.ad for s in order for j in jobs[s.name]}
         | {job_id: ad for entries in listed_only.values() for job_id, ad in entries},
     )  # fmt: skip
+
+
+#: A slot's claim holder and weight (`_Slot` and `ClaimFacts` alike)
+_HOLDER_WEIGHT = attrgetter("user", "weight")
 
 
 def _own(ad: Mapping[str, Any]) -> dict[str, Any] | ClassAd:

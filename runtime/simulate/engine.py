@@ -46,6 +46,7 @@ from compiler.classad import ast as A
 from compiler.classad import release_retired, truth
 from compiler.classad.ast import NODE_TYPES
 from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, remote_user
+from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
 from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
@@ -571,8 +572,6 @@ class Simulation:
         by then no earlier than they would have run; `naive`: every pass is a wake-up
         (the startd's stepping, the reference the event-driven engine is checked
         against)."""
-        from runtime.simulate.horizon import MARGIN, quiet_at, quiet_until
-
         run = self.slots[index]
         slot = run.slot
         if slot.deleted:
@@ -794,8 +793,6 @@ class Simulation:
         slot's ad is built, and the cycle reads it). An Owner slot's START is false
         while its owner is there and some minutes after: in office hours a pool has
         thousands, whose ads every cycle built and matched against every job."""
-        from runtime.simulate.horizon import compiled, holds_until
-
         slot = run.slot
         record, pair = slot.record, slot.pair
         kept = run.out

@@ -42,9 +42,11 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from compiler import IdentityMemo
+from compiler import IdentityMemo, holds
 from compiler.classad import ERROR, truth
 from compiler.classad import ast as A
+from compiler.machine import GuardCondition, pair_name
+from runtime.ads import eval_context
 
 #: Seconds between the two ads the slopes are measured from.
 PROBE: Final = 1000.0
@@ -69,8 +71,6 @@ def quiet_until(slot: Any, limit: float) -> float:
     """A trace time (at most `limit`) before which no evaluation pass of `slot` can fire,
     given that nothing but the clock moves until then; the slot's clock time when none
     can be given."""
-    from compiler.machine import GuardCondition
-
     now_trace = slot.clock.elapsed()
     try:
         options = _pass_options(slot)
@@ -102,10 +102,6 @@ def quiet_at(slot: Any, at: float) -> bool:
     POLLING_INTERVAL, `time() - EnteredCurrentActivity > 600` checked 600 s after the
     activity began, false there by a second): it is tested at that instant instead of
     being run for nothing. False when that cannot be told."""
-    from compiler import holds
-    from compiler.machine import GuardCondition
-    from runtime.ads import eval_context
-
     if slot.record.requirements_hidden:
         return False  # (the pass changes the record first)
     options = _pass_options(slot)
@@ -134,8 +130,6 @@ def quiet_at(slot: Any, at: float) -> bool:
 def _pass_options(slot: Any) -> list[tuple[Any, ...]]:
     """The condition lists an evaluation pass of the slot's pair tries, in order (an
     unguarded step as an empty one)."""
-    from compiler.machine import pair_name
-
     name = pair_name(slot.pair)
     return [
         option

@@ -462,10 +462,8 @@ def negotiate_snapshot(
     ClassAd text), copied before the cycle writes into it (a job's only when it is
     offered a match); such a job entry may also carry `"_keys"`, its `job_keys` (the
     simulator keeps them while the job lives: a job is offered to hundreds of cycles).
-    A submitter whose first job entry is so is taken as all such: its jobs are made only
-    when a slot may be matched (a cycle with none to offer lists their ids and ads). Its
-    `jobs` may also be a `JobQueue`, asked only for those a cycle can match. A
-    machine entry may be `{"name": ..., "_held": ...}` with a `HeldSlot` or an
+    A submitter's `jobs` may also be a `JobQueue`, asked only for those a cycle can
+    match (the simulator's queues). A machine entry may be `{"name": ..., "_held": ...}` with a `HeldSlot` or an
     `UnmatchableSlot` instead of the ad."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
@@ -513,7 +511,6 @@ def negotiate_snapshot(
 
     submitters: list[Submitter] = []
     jobs: dict[str, list[_Job]] = {}
-    deferred: dict[str, tuple[int, Sequence[Any]]] = {}
     queued: dict[str, tuple[int, JobQueue]] = {}
     knobs = FactorKnobs()
     for index, raw in enumerate(document.get("submitters") or []):
@@ -529,12 +526,6 @@ def negotiate_snapshot(
         if isinstance(listed, JobQueue):
             # asked below for as many of each autocluster as the cycle can match
             queued[name] = (index, listed)
-            submitters.append(Submitter(name, eup, 0.0, len(listed)))
-            continue
-        if _given_first(listed):
-            # the simulator's (parsed, with their keys: taken as all such): made below
-            # only when a slot may be matched
-            deferred[name] = (index, listed)
             submitters.append(Submitter(name, eup, 0.0, len(listed)))
             continue
         jobs[name] = _made_jobs(index, name, listed, file, memo)
@@ -607,27 +598,11 @@ def negotiate_snapshot(
         return not (rules.skip_claimed_idle and idle_claim)  # D8
 
     free = {s.name: s for s in slots if eligible(s)}  # in slot order
-    # the deferred submitters' jobs: made when a slot may be matched (or to explain);
-    # else listed only, in the schedd's order: a cycle with no slot to offer (every one
-    # claimed and ruled out, or no job can match it) reads only their ids and ads, and
-    # late in a simulated week they are tens of thousands
-    listed_only: dict[str, list[tuple[str, Any]]] = {}
-    for name, (index, listed) in deferred.items():
-        jobs[name] = []
-        if not (free or explain):
-            try:
-                in_order = sorted(listed, key=_entry_order)
-                listed_only[name] = [(str(e["id"]), e["ad"]) for e in in_order]
-                continue
-            except (KeyError, TypeError, IndexError):
-                pass  # not all such after all: made one by one, a bad one named
-        jobs[name] = _made_jobs(index, name, listed, file, memo)
     for name, (index, queue) in queued.items():
         asked = len(queue) if explain else len(free)
         jobs[name] = _made_jobs(index, name, queue.first(asked), file, memo) if asked else []
     order = sorted(submitters, key=lambda s: (s.eup, s.name))
-    remaining: dict[str, list[Any]] = {s.name: list(jobs[s.name]) for s in submitters}
-    remaining.update(listed_only)  # (counted as demand; never offered: no slot is free)
+    remaining = {s.name: list(jobs[s.name]) for s in submitters}
     groups: dict[str, dict[str, Any]] = {}
     members_of: dict[str, list[Submitter]] = {}
     allocation = None
@@ -841,15 +816,7 @@ def negotiate_snapshot(
             groups[group].setdefault("limits", [])
     else:
         negotiate_with_group(order, "<none>", math.inf)
-    unmatched = [
-        job_id
-        for s in order
-        for job_id in (
-            [job_id for job_id, _ in listed_only[s.name]]
-            if s.name in listed_only
-            else [j.id for j in jobs[s.name] if j.id not in matched_jobs]
-        )
-    ]
+    unmatched = [j.id for s in order for j in jobs[s.name] if j.id not in matched_jobs]
     all_jobs = {j.id: j for s in order for j in jobs[s.name]} if explain else {}
     taken = np.zeros(len(slots), dtype=bool)
     taken[[row_of[m["slot"]] for m in matches]] = True
@@ -866,8 +833,7 @@ def negotiate_snapshot(
     return Cycle(
         [s.name for s in order], matches, unmatched, count, why, groups,
         {s.name: s.ad for s in slots},
-        {j.id: j.ad for s in order for j in jobs[s.name]}
-        | {job_id: ad for entries in listed_only.values() for job_id, ad in entries},
+        {j.id: j.ad for s in order for j in jobs[s.name]},
     )  # fmt: skip
 
 
@@ -1089,20 +1055,6 @@ _JOB_ORDER = {"jobprio": 0, "clusterid": 1, "procid": 2}
 
 
 _ORDER: Final = attrgetter("order")
-
-
-def _given_first(listed: Sequence[Any]) -> bool:
-    """Whether a submitter's first job entry is parsed with its `_keys` (the simulator's
-    entries: all of them are then taken as such)."""
-    first = listed[0] if listed else None
-    return (
-        type(first) is dict and first.get("_parsed") is True and type(first.get("_keys")) is tuple
-    )
-
-
-def _entry_order(entry: Mapping[str, Any]) -> Any:
-    """A parsed job entry's place in the schedd's order (its `_keys`)."""
-    return entry["_keys"][0]
 
 
 def _made_jobs(

@@ -245,11 +245,10 @@ def test_unmatchable_slots_give_the_cycle_of_their_ads(semantics: str, config: s
 
 @pytest.mark.parametrize("semantics", ["code", "manual"])
 def test_a_cycle_with_no_slot_to_offer_lists_the_given_jobs_in_order(semantics: str) -> None:
-    """Every slot claimed and ruled out (no priority preemption, RANK 0): the simulator's
-    job entries (parsed, with their keys, offered in no particular order) are listed
-    without being made into the cycle's jobs, and the cycle is the text snapshot's:
-    the unmatched jobs in the schedd's order, the group figures (their demand), the job
-    ads. A bad entry among them is still named by its place."""
+    """Every slot claimed and ruled out (no priority preemption, RANK 0), the jobs given
+    as parsed entries with their keys in no particular order: the cycle is the text
+    snapshot's (the unmatched jobs in the schedd's order, the group figures, their
+    demand, the job ads), and a bad entry among them is named by its place."""
     import random
 
     from compiler.classad import parse

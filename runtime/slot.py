@@ -624,6 +624,11 @@ class Slot:
         return self._next_due()[0]
 
     # ---------------------------------------------------------------- guard support
+    def guard_target(self, against: str) -> Any:
+        """The ad a guard of the table's context `against` ("local", "job",
+        "preempting_job") is evaluated against at an evaluation pass now (None: none)."""
+        return _Context(self, None).target(against, self.record)
+
     def classad(self, job: Mapping[str, Any]) -> ClassAd:
         """A job ad as a (cached) ClassAd, so that scopes are reused across guards (a few
         kept: a slot holds a job, a preempting one and a request; a pool of 10,000 slots

@@ -118,7 +118,7 @@ def quiet_at(slot: Any, at: float) -> bool:
                 continue  # (an activity choice, a test after actions: not told here)
             against = condition.against
             if against not in targets:
-                targets[against] = _target(slot, against)
+                targets[against] = slot.guard_target(against)
             if not holds(condition.guard.predicate(my, targets[against], ctx=ctx)):
                 refused = True
                 break
@@ -136,16 +136,6 @@ def _pass_options(slot: Any) -> list[tuple[Any, ...]]:
         for trigger in slot.engine.evaluation_pass(slot.pair)
         for option in slot._options.get((trigger, name), ((),))
     ]
-
-
-def _target(slot: Any, against: str) -> Any:
-    """The ad a guard `against` a job is evaluated against (as the slot's own context)."""
-    record = slot.record
-    if against == "job" and record.job is not None:
-        return slot.classad(record.job)
-    if against == "preempting_job" and record.preempting_job is not None:
-        return slot.classad(record.preempting_job)
-    return None
 
 
 def holds_until(slot: Any, expr: A.Expr, limit: float) -> float:
@@ -230,7 +220,7 @@ class _View:
         """The ad a guard is evaluated against, one per kind for the view's life (so its
         identity keys `values`)."""
         if against not in self._targets:
-            self._targets[against] = _target(self.slot, against)
+            self._targets[against] = self.slot.guard_target(against)
         return self._targets[against]
 
     def change_in(self, guard: Any, against: str) -> float:

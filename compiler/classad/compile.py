@@ -933,12 +933,21 @@ _last_runtime: tuple[Any, Runtime] | None = None
 class CompiledExpr:
     """A compiled expression: `compiled(my, target, now=...)` like `evaluate`."""
 
-    __slots__ = ("calls", "expr", "fn", "last")
+    __slots__ = ("calls", "constant", "expr", "fn", "last")
 
     def __init__(self, expr: ast.Expr) -> None:
         self.expr = expr
         self.fn = compiled(expr)
-        self.calls = 0 if constant_value(self.fn) is _MISSING else -1
+        constant = constant_value(self.fn)
+        self.calls = 0 if constant is _MISSING else -1
+        #: the value of an expression that reads nothing (a literal, folded operators),
+        #: returned without making the scopes of the ads it is called with: a slot's
+        #: MaxJobRetirementTime or RANK is often a number, evaluated in every new ad
+        self.constant = (
+            constant
+            if type(constant) in _PLAIN or constant is UNDEFINED or constant is ERROR
+            else _MISSING
+        )
         #: (thread, my, target, MY scope, plain-dict views): see `_scopes`.
         self.last: tuple[int, Any, Any, Scope, tuple[PlainAttrs, ...]] | None = None
 
@@ -956,6 +965,8 @@ class CompiledExpr:
         now: Now = None,
         ctx: Any = None,
     ) -> Value:
+        if self.constant is not _MISSING:
+            return self.constant
         # The scopes of the last pair of ads this expression saw in this thread; else
         # top_scopes (whose per-thread cache serves every expression).
         last = self.last

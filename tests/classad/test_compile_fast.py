@@ -265,3 +265,35 @@ def test_released_pairs_leave_no_cycle_and_are_not_used_again(kind: type) -> Non
     finally:
         gc.enable()
     assert alive <= 2 * scope_module._PAIR_CACHE_SIZE + 8
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("0", 0),
+        ("10 * 60", 600),
+        ('"a" + 1', "ERROR"),
+        ("undefined", "UNDEFINED"),
+        ("-(2 + 3.5) * 2", -11.0),
+        ("true && false", False),
+    ],
+)
+def test_a_constant_is_given_without_making_the_scopes_of_its_ads(
+    text: str, expected: object
+) -> None:
+    """An expression that reads nothing (a literal, operators folded) gives the value the
+    interpreter gives, in any pair of ads, and makes no scopes for them: a slot's
+    MaxJobRetirementTime of 0 was evaluated against the job in every new slot ad."""
+    expr = parse(text)
+    compiled = compile_expr(expr)
+    pairs = compile_module.pair_entry.__globals__["_pair_cache"].pairs
+    for my, target in [({}, None), (ClassAd({"A": 1}), ClassAd({"B": 2})), ({"x": 1}, {})]:
+        # (in copies: the pair the compiled expression is called with is new to it)
+        interpreted = evaluate(
+            expr, type(my)(my), None if target is None else type(target)(target), now=NOW
+        )
+        before = dict(pairs)
+        got = compiled(my, target, now=NOW)
+        assert _identical(got, interpreted), text
+        assert str(got) == str(expected) if isinstance(expected, str) else got == expected
+        assert pairs == before, f"{text}: scopes made for a constant"

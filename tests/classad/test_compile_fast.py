@@ -9,6 +9,8 @@ code, and checks again after the ads changed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import example, given, reject, settings
 from hypothesis import strategies as st
@@ -287,11 +289,12 @@ def test_a_constant_is_given_without_making_the_scopes_of_its_ads(
     expr = parse(text)
     compiled = compile_expr(expr)
     pairs = compile_module.pair_entry.__globals__["_pair_cache"].pairs
-    for my, target in [({}, None), (ClassAd({"A": 1}), ClassAd({"B": 2})), ({"x": 1}, {})]:
+    ads: list[tuple[Any, Any]] = [
+        ({}, None), (ClassAd({"A": 1}), ClassAd({"B": 2})), ({"x": 1}, {})
+    ]  # fmt: skip
+    for my, target in ads:
         # (in copies: the pair the compiled expression is called with is new to it)
-        interpreted = evaluate(
-            expr, type(my)(my), None if target is None else type(target)(target), now=NOW
-        )
+        interpreted = evaluate(expr, my.copy(), None if target is None else target.copy(), now=NOW)
         before = dict(pairs)
         got = compiled(my, target, now=NOW)
         assert _identical(got, interpreted), text

@@ -240,11 +240,13 @@ def test_only_the_actions_reading_my_need_the_ad(era: str, semantics: str) -> No
     """A slot builds its ad for an action only when the action is in READS_MY: every
     other action of every era's table and pairs applies with an ad that cannot be read,
     and each of READS_MY reads it in the current era (the older ones have no vacate limit,
-    and this policy no RANK of theirs)."""
+    and this policy no RANK of theirs) when its expression reads the slot's ad (the
+    vacate limit and PREEMPT are made to: a constant is evaluated without an ad)."""
     from runtime.ads import READS_MY, Env, Unbuilt, apply_action
 
-    _, table = compiled(era, semantics, SIMPLE)
-    s = slot(era=era, semantics=semantics)
+    policy = (*SIMPLE, ("MachineMaxVacateTime", "10 * Cpus"), ("PREEMPT", "Cpus > 64"))
+    _, table = compiled(era, semantics, policy)
+    s = Slot(table, FakeSensors(start=SimClock().now()), SimClock(), job={"Owner": "tyner"})
     blind = Env(0.0, table.spec, s.policy, Unbuilt(), {"Owner": "tyner"})
     actions = [a for row in table.rows for a in row.transition.actions]
     actions += [a for row in table.rows for t in row.transition.triggers for a in t.actions]

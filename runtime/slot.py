@@ -105,9 +105,16 @@ class _Context:
     guard test's outcome in order; the machine, pulled only when one of its transitions
     will pass, makes the same tests in the same order and is handed the recorded
     outcomes (`replay`), so no guard is evaluated twice.
+
+    Nor twice in one pass: the table's transitions out of a pair often begin with the
+    same guard (Claimed/Busy's four retirement choices each test `InRetirement &&
+    RetirementExpired` first), and a guard tested before any action, against the same
+    record, pair and instant, reads the same ads (`AdBuilder.current`'s of that
+    instant, the same target): its outcome is kept (`found`) and told again, as
+    the startd evaluates such an expression once per pass.
     """
 
-    __slots__ = ("job", "last", "replay", "slot", "supposed", "tested")
+    __slots__ = ("found", "found_at", "job", "last", "replay", "slot", "supposed", "tested")
 
     def __init__(self, slot: Slot, job: Mapping[str, Any] | None) -> None:
         self.slot = slot
@@ -117,6 +124,11 @@ class _Context:
         self.replay: Iterator[tuple[bool, Any, Any]] | None = None
         #: the last record supposed after actions, with its ad (`supposed`)
         self.supposed: tuple[Any, ...] | None = None
+        #: the outcomes of the guards tested before any action (with the ad and target
+        #: they were tested in) by guard (its id: the table holds it) and context, for
+        #: the record, pair and instant `found_at`
+        self.found: dict[tuple[int, str], tuple[bool, Any, Any]] = {}
+        self.found_at: tuple[Any, Any, float] | None = None
 
     def target(self, against: str, state: SlotState) -> Any:
         match against:
@@ -140,17 +152,27 @@ class _Context:
             slot = self.slot
             now = slot.clock.now()
             if after is None:
-                state = slot.record
-                if against == "job":  # self.target, inline: the common case of a poll
-                    job = self.job if self.job is not None else state.job
-                    target = None if job is None else slot.classad(job)
+                state, pair = slot.record, slot.pair
+                at = self.found_at
+                if at is None or at[0] is not state or at[1] is not pair or at[2] != now:
+                    self.found = {}
+                    self.found_at = (state, pair, now)
+                hit = self.found.get((id(guard), against))
+                if hit is not None:
+                    ok, my, target = hit
                 else:
-                    target = self.target(against, state)
-                my = slot.ads.current(state, slot.pair, now, slot.overrides, guard.expr, target)
+                    if against == "job":  # self.target, inline: the common case of a poll
+                        job = self.job if self.job is not None else state.job
+                        target = None if job is None else slot.classad(job)
+                    else:
+                        target = self.target(against, state)
+                    my = slot.ads.current(state, pair, now, slot.overrides, guard.expr, target)
+                    ok = holds(guard.predicate(my, target, ctx=eval_context(now)))
+                    self.found[id(guard), against] = (ok, my, target)
             else:
                 state, my = self._supposed(after, now)
                 target = self.target(against, state)
-            ok = holds(guard.predicate(my, target, ctx=eval_context(now)))  # guard.test
+                ok = holds(guard.predicate(my, target, ctx=eval_context(now)))  # guard.test
             if self.tested is not None:
                 self.tested.append((ok, my, target))
         if ok:

@@ -191,8 +191,8 @@ def _desktop() -> StateTable:
     return _desktop_table("manual")
 
 
-def _desktop_slot() -> Slot:
-    table = _desktop()
+def _desktop_slot(semantics: str = "manual") -> Slot:
+    table = _desktop_table(semantics)
     clock = SimClock()
     sensors = FakeSensors(start=clock.now())
     sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600}, clock.now())
@@ -772,3 +772,39 @@ def test_an_expression_that_reads_no_target_has_one_value_against_any_job(
         assert "TARGET" not in text and "ImageSize" not in text
     elif all(n not in text for n in ("TARGET", "ImageSize", "[", "KeyboardIdle")):
         pytest.fail(f"{text} reads only the slot's own names, yet was said to read the job")
+
+
+def test_a_guard_that_begins_several_transitions_is_evaluated_once_per_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Claimed/Busy's retirement choices each begin with `InRetirement &&
+    RetirementExpired` (in the code's table): a quiet pass evaluates each distinct
+    first guard of its transitions once (counted where the slot evaluates a guard,
+    `runtime.slot.holds`), and fires nothing, as when each was evaluated anew."""
+    import runtime.slot as slot_module
+    from compiler.machine import GuardCondition, pair_name
+
+    slot = _desktop_slot("code")
+    slot.clock.advance_to(100)
+    slot.poll()
+    slot.clock.advance_to(101)
+    options = [
+        option
+        for trigger in slot.engine.evaluation_pass(slot.pair)
+        for option in slot._options.get((trigger, pair_name(slot.pair)), ((),))
+    ]
+    first = [o[0] for o in options if o and type(o[0]) is GuardCondition and o[0].after is None]
+    distinct = {(id(c.guard), c.against) for c in first}
+    assert len(first) == len(options) and len(distinct) < len(first)  # the table shares
+    counted: list[object] = []
+    real = slot_module.holds
+
+    def holds(value: object) -> bool:
+        counted.append(value)
+        return real(value)
+
+    monkeypatch.setattr(slot_module, "holds", holds)
+    before = len(slot.fired)
+    assert not slot.poll()
+    assert len(slot.fired) == before and slot.pair_tuple() == ("Claimed", "Busy")
+    assert len(counted) == len(distinct)

@@ -55,6 +55,12 @@ from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_ta
 _PAIR_NAME = attrgetter("pair_name")
 
 
+def _due_by(slot: Any, at: float) -> bool:
+    """Whether a timer or evaluation pass of the slot is due by `at`."""
+    due = slot.next_due()
+    return due is not None and due <= at
+
+
 def _charged(name: str) -> bool:
     """Whether the pair named `name` holds a claim the accountant charges."""
     return name.startswith(("Claimed/", "Preempting/"))
@@ -256,7 +262,7 @@ class Simulation:
                 if run.slot.pair.activity == "Benchmarking":
                     self._send(run, "benchmarks_done")
                 else:
-                    self._reschedule(run.index or 0)
+                    self._dirty.add(run.index or 0)  # planned below
                 release_retired()  # (between two slots no evaluation runs: `_run`)
             self.jobs: list[SimJob] = []
             self.idle: IdleJobs[SimJob] = IdleJobs()
@@ -273,7 +279,9 @@ class Simulation:
                 if stream.rate_per_hour > 0:
                     self._schedule(self._arrival_gap(stream), "arrival", index)
             self._schedule(0.0, "negotiate", None)
-            self._flush()
+            # the slots due at the first instant planned now, the others with its events
+            # (`_run`): the first cycle claims most of them
+            self._flush(0.0)
 
     # ------------------------------------------------------------------ set-up
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
@@ -374,11 +382,20 @@ class Simulation:
         return self.record
 
     def _run(self, until: float, progress: Callable[[float], None] | None) -> None:
-        while self._heap and self._heap[0][0] <= until:
-            at, _, _, _, kind, data = heapq.heappop(self._heap)
+        heap = self._heap
+        while True:
+            if self._dirty:
+                # a slot two events of one instant reach (a pass that frees it, the
+                # negotiation cycle that claims it) is planned once, from the state the
+                # last one left: when the instant is over; before its next event only
+                # when a timer or pass of the slot is due now (its wake-up comes first,
+                # as if planned at once)
+                self._flush(self.now if heap and heap[0][0] == self.now else None)
+            if not heap or heap[0][0] > until:
+                break
+            at, _, _, _, kind, data = heapq.heappop(heap)
             self.now = at
             self._handle(kind, data)
-            self._flush()
             release_retired()  # (between events no evaluation runs)
             if progress is not None and kind == "negotiate":
                 progress(at)
@@ -550,15 +567,24 @@ class Simulation:
         finally:
             self._cause = before
             # the quiet time proved for the old state is void; the next wake-up is
-            # planned once the event at hand is done with the slot (`_flush`)
+            # planned once the events of this instant are done with the slot (`_flush`)
             run.quiet = run.slot.clock.elapsed()
+            run.version += 1  # (its planned wake-up and what was kept of it are void)
             self._dirty.add(self.slots.index(run) if run.index is None else run.index)
 
-    def _flush(self) -> None:
-        """Plan the next wake-up of every slot an event reached (once, from the state
-        the event left it in)."""
+    def _flush(self, due_by: float | None = None) -> None:
+        """Plan the next wake-up of every slot the events of an instant reached (once,
+        from the state the last of them left it in); with `due_by`, only of those with
+        a timer or evaluation pass due by then."""
         while self._dirty:
-            dirty, self._dirty = sorted(self._dirty), set()
+            if due_by is None:
+                dirty, self._dirty = sorted(self._dirty), set()
+            else:
+                slots = self.slots
+                dirty = sorted(i for i in self._dirty if _due_by(slots[i].slot, due_by))
+                if not dirty:
+                    return
+                self._dirty.difference_update(dirty)
             for index in dirty:
                 self.slots[index].slot.forget_history()  # the record keeps the log
                 self._reschedule(index)
@@ -627,6 +653,7 @@ class Simulation:
             self._cause = before
         self._maybe_activate(index)
         run.quiet = run.slot.clock.elapsed()
+        run.version += 1
         self._dirty.add(index)
 
     # ------------------------------------------------------------------ negotiator

@@ -682,3 +682,28 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
     monkeypatch.setattr(engine, "quiet_until", checked)  # (the name the engine calls)
     _run(_busy_desktops(4, 6, hours=8))
     assert len(lazy) > 100
+
+
+def test_a_slot_is_planned_once_per_instant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slot several events of one instant reach (the set-up, then the first cycle
+    that claims it; a pass that frees it, then a cycle at the same second) is planned
+    once, from the state the last of them left: the quiet-time analysis runs at most
+    once per slot and instant. Planned after each event, every slot the first cycle
+    claimed was analysed twice at 0 s. The transitions are still those of naive
+    stepping."""
+    from collections import Counter
+
+    from runtime.simulate import engine
+
+    analysed: Counter[tuple[int, float]] = Counter()
+    real = engine.quiet_until
+
+    def counted(slot: Any, limit: float) -> float:
+        analysed[id(slot), slot.clock.elapsed()] += 1
+        return real(slot, limit)
+
+    monkeypatch.setattr(engine, "quiet_until", counted)
+    pool = _busy_desktops(8, 30, hours=4)
+    fast = Simulation(pool).run(4 * 3600)
+    assert len(analysed) > 8 and max(analysed.values()) == 1
+    assert fast.transitions == Simulation(pool, naive=True).run(4 * 3600).transitions

@@ -55,12 +55,6 @@ from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_ta
 _PAIR_NAME = attrgetter("pair_name")
 
 
-def _due_by(slot: Any, at: float) -> bool:
-    """Whether a timer or evaluation pass of the slot is due by `at`."""
-    due = slot.next_due()
-    return due is not None and due <= at
-
-
 def _charged(name: str) -> bool:
     """Whether the pair named `name` holds a claim the accountant charges."""
     return name.startswith(("Claimed/", "Preempting/"))
@@ -248,8 +242,11 @@ class Simulation:
         self._names: list[str] = []
         #: one tuple per (state, activity) the log holds
         self._pairs: dict[tuple[str, ...], tuple[str, ...]] = {}
-        #: slots an event reached: their wake-ups are planned when it is done
+        #: slots the events of this instant reached (`_reached`): their wake-ups are
+        #: planned when the instant is over; those with a timer or evaluation pass due
+        #: now (`_due_now`) before its next event (`_flush`)
         self._dirty: set[int] = set()
+        self._due_now: set[int] = set()
         self._cause = "start"
         self.until = pool.hours * 3600
         # (tens of thousands of objects per slot set up: collected as while simulating)
@@ -262,7 +259,7 @@ class Simulation:
                 if run.slot.pair.activity == "Benchmarking":
                     self._send(run, "benchmarks_done")
                 else:
-                    self._dirty.add(run.index or 0)  # planned below
+                    self._reached(run.index or 0)  # planned below
                 release_retired()  # (between two slots no evaluation runs: `_run`)
             self.jobs: list[SimJob] = []
             self.idle: IdleJobs[SimJob] = IdleJobs()
@@ -281,7 +278,7 @@ class Simulation:
             self._schedule(0.0, "negotiate", None)
             # the slots due at the first instant planned now, the others with its events
             # (`_run`): the first cycle claims most of them
-            self._flush(0.0)
+            self._flush(due_now=True)
 
     # ------------------------------------------------------------------ set-up
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
@@ -384,13 +381,16 @@ class Simulation:
     def _run(self, until: float, progress: Callable[[float], None] | None) -> None:
         heap = self._heap
         while True:
-            if self._dirty:
-                # a slot two events of one instant reach (a pass that frees it, the
-                # negotiation cycle that claims it) is planned once, from the state the
-                # last one left: when the instant is over; before its next event only
-                # when a timer or pass of the slot is due now (its wake-up comes first,
-                # as if planned at once)
-                self._flush(self.now if heap and heap[0][0] == self.now else None)
+            # a slot two events of one instant reach (a pass that frees it, the
+            # negotiation cycle that claims it) is planned once, from the state the last
+            # one left: when the instant is over; before its next event only when a
+            # timer or pass of the slot is due now (its wake-up comes first, as if
+            # planned at once)
+            if heap and heap[0][0] == self.now:
+                if self._due_now:
+                    self._flush(due_now=True)
+            elif self._dirty or self._due_now:
+                self._flush()
             if not heap or heap[0][0] > until:
                 break
             at, _, _, _, kind, data = heapq.heappop(heap)
@@ -569,26 +569,35 @@ class Simulation:
             # the quiet time proved for the old state is void; the next wake-up is
             # planned once the events of this instant are done with the slot (`_flush`)
             run.quiet = run.slot.clock.elapsed()
-            run.version += 1  # (its planned wake-up and what was kept of it are void)
-            self._dirty.add(self.slots.index(run) if run.index is None else run.index)
+            self._reached(self.slots.index(run) if run.index is None else run.index)
 
-    def _flush(self, due_by: float | None = None) -> None:
+    def _reached(self, index: int) -> None:
+        """An event reached the slot: its planned wake-up and what was kept of it are
+        void (`version`); it is planned again once the events of this instant are done
+        with it, or before the next one when a timer or pass of it is due now."""
+        run = self.slots[index]
+        run.version += 1
+        due = run.slot.next_due()
+        if due is not None and due <= self.now:
+            self._dirty.discard(index)
+            self._due_now.add(index)
+        else:
+            self._due_now.discard(index)
+            self._dirty.add(index)
+
+    def _flush(self, *, due_now: bool = False) -> None:
         """Plan the next wake-up of every slot the events of an instant reached (once,
-        from the state the last of them left it in); with `due_by`, only of those with
-        a timer or evaluation pass due by then."""
-        while self._dirty:
-            if due_by is None:
-                dirty, self._dirty = sorted(self._dirty), set()
-            else:
-                slots = self.slots
-                dirty = sorted(i for i in self._dirty if _due_by(slots[i].slot, due_by))
-                if not dirty:
-                    return
-                self._dirty.difference_update(dirty)
-            for index in dirty:
-                self.slots[index].slot.forget_history()  # the record keeps the log
-                self._reschedule(index)
-                release_retired()
+        from the state the last of them left it in); with `due_now`, only of those with
+        a timer or evaluation pass due now."""
+        if due_now:
+            dirty, self._due_now = sorted(self._due_now), set()
+        else:
+            dirty = sorted(self._dirty | self._due_now)
+            self._dirty, self._due_now = set(), set()
+        for index in dirty:
+            self.slots[index].slot.forget_history()  # the record keeps the log
+            self._reschedule(index)
+            release_retired()
 
     def _reschedule(self, index: int) -> None:
         """The slot's next wake-up on the event queue: its next timer or evaluation pass
@@ -653,8 +662,7 @@ class Simulation:
             self._cause = before
         self._maybe_activate(index)
         run.quiet = run.slot.clock.elapsed()
-        run.version += 1
-        self._dirty.add(index)
+        self._reached(index)
 
     # ------------------------------------------------------------------ negotiator
     def _negotiate(self) -> None:

@@ -37,7 +37,7 @@ it fired, or why it fired none (an ignored event is never dropped without a word
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
@@ -220,6 +220,7 @@ class Slot:
         keepalive: bool = True,
         polling: str = "auto",
         initial: tuple[str, str] | None = None,
+        listen: Collection[str] | None = None,
     ) -> None:
         self.table = table
         self.spec = table.spec
@@ -231,6 +232,10 @@ class Slot:
         self.request_job: dict[str, Any] = dict(job or {})
         self.jobs = jobs
         self.listener = listener
+        #: the kinds of event-log records handed to the listener (None: every kind): a
+        #: caller that reads some only (the simulator: the transitions) spares the
+        #: others' making (a job's ad made JSON at every start, ...)
+        self.listen = None if listen is None else frozenset(listen)
         self.keepalive = keepalive
         self.polling = polling
         self.overrides: dict[str, Any] = {"DynamicSlot": dynamic}
@@ -375,12 +380,13 @@ class Slot:
         defaulted = given is None and how is not None
         job = payload.get("job")
         self._depth = 0
-        record: dict[str, Any] = {"kind": "event", "event": event}
-        if how:
-            record["how"] = how
-        if defaulted:
-            record["how_default"] = True
-        self._log(record)
+        if self._heard("event"):
+            record: dict[str, Any] = {"kind": "event", "event": event}
+            if how:
+                record["how"] = how
+            if defaulted:
+                record["how_default"] = True
+            self._log(record)
         pair = self.pair
         after = self.seq
         base = len(self.fired)  # (a caller may have forgotten the history: not `after`)
@@ -397,7 +403,7 @@ class Slot:
                 reason,
             )
             self.handled.append(outcome)
-            if fired is None:
+            if fired is None and self._heard("ignored"):
                 self._log(
                     {
                         "kind": "ignored",
@@ -508,8 +514,9 @@ class Slot:
         self.overrides.update(overrides)
         rest = {k: v for k, v in values.items() if k.lower() not in names}
         changed = self.sensors.set(rest, self.clock.now()) if rest else {}
-        for name, value in {**changed, **overrides}.items():
-            self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
+        if self._heard("sensor"):
+            for name, value in {**changed, **overrides}.items():
+                self._log({"kind": "sensor", "name": name, "value": jsonable(value)})
         self._invalidate()
 
     def set_from_machine(self, values: Mapping[str, Any]) -> None:
@@ -566,7 +573,8 @@ class Slot:
         if self.record.job is None:
             raise SlotError("set_job: the slot has no job")
         self.record = replaced(self.record, job={**self.record.job, **values})
-        self._log({"kind": "set_job", "values": {k: jsonable(v) for k, v in values.items()}})
+        if self._heard("set_job"):
+            self._log({"kind": "set_job", "values": {k: jsonable(v) for k, v in values.items()}})
         self._invalidate()
 
     def advance(self, t: float, *, inclusive: bool = True) -> None:
@@ -733,7 +741,8 @@ class Slot:
                 if self.jobs is not None and self.record.job_running:
                     self.jobs.signal(str(action.arg))
             case "start_job":
-                self._log({"kind": "job", "op": "start", "job": jsonable(self.record.job)})
+                if self._heard("job"):
+                    self._log({"kind": "job", "op": "start", "job": jsonable(self.record.job)})
                 if self.jobs is not None:
                     self.jobs.start(dict(self.record.job or {}))
             case "spawn_backfill_client" | "kill_backfill_client" | "delete_slot":
@@ -894,8 +903,12 @@ class Slot:
             }
         )
 
+    def _heard(self, kind: str) -> bool:
+        """Whether the listener is given records of `kind` (`listen`)."""
+        return self.listener is not None and (self.listen is None or kind in self.listen)
+
     def _log(self, record: dict[str, Any]) -> None:
-        if self.listener is not None:
+        if self.listener is not None and (self.listen is None or record["kind"] in self.listen):
             self.listener({"t": num(self.clock.elapsed()), **record})
 
 

@@ -6,6 +6,7 @@ import dataclasses
 import io
 import json
 import math
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -353,3 +354,26 @@ def test_replaced_is_dataclasses_replace(
 def test_replaced_refuses_a_name_that_is_no_field() -> None:
     with pytest.raises(TypeError, match="no field 'jobs'"):
         replaced(SlotState(), jobs=None)
+
+
+def test_a_listener_of_some_kinds_is_given_those_records_as_every_listener_is() -> None:
+    """`listen=` keeps the listener to the kinds it names: the same records of those
+    kinds, in the same order, as a listener of every kind is given (and no other)."""
+    _, table = compiled("htcondor-current", "code", SIMPLE)
+    logs: dict[str, list[dict[str, Any]]] = {"all": [], "some": []}
+    for key, listen in (("all", None), ("some", ("transition", "timer"))):
+        clock = SimClock()
+        s = Slot(
+            table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"},
+            listener=logs[key].append, listen=listen,
+        )  # fmt: skip
+        s.start()
+        for t, event in ((10, "match"), (11, "claim"), (12, "activate"), (90, "job_exit")):
+            clock.advance_to(t)
+            s.send(event)
+        s.set_sensors({"KeyboardIdle": 0})
+        s.advance(400)
+    kinds = {r["kind"] for r in logs["all"]}
+    assert {"transition", "timer", "event", "job", "sensor"} <= kinds
+    wanted = [r for r in logs["all"] if r["kind"] in ("transition", "timer")]
+    assert logs["some"] == wanted and len(wanted) < len(logs["all"])

@@ -96,6 +96,11 @@ class ClassAd(MutableMapping[str, Raw]):
     def __getitem__(self, name: str) -> Raw:
         return self._raw[name.lower()]
 
+    def get(self, name: str, default: Any = None) -> Any:
+        """`Mapping.get` without a KeyError raised and caught for a name the ad lacks (the
+        simulator's analyses ask for the job attributes a slot ad does not have)."""
+        return self._raw.get(name.lower(), default)
+
     def __setitem__(self, name: str, value: Raw) -> None:
         key = _KEYS.get(name) or _key(name)
         self._raw[key] = value

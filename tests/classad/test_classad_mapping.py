@@ -31,3 +31,14 @@ def test_update_takes_pairs_and_keywords_too() -> None:
     ad = ClassAd({"Memory": 1})
     ad.update([("memory", 2)], Cpus=4)
     assert list(ad.items()) == [("memory", 2), ("Cpus", 4)]
+
+
+@given(ad=_ADS, name=_NAMES | st.just("Absent"), default=st.none() | st.integers(7, 9))
+def test_get_is_the_mapping_get(ad: dict[str, object], name: str, default: object) -> None:
+    """`ClassAd.get` (without raising KeyError for a missing name) answers as
+    `Mapping.get` does: case-insensitive, `default` for a name the ad lacks."""
+    from collections.abc import Mapping
+
+    classad = ClassAd(ad)
+    assert classad.get(name, default) == Mapping.get(classad, name, default)
+    assert classad.get(name) == Mapping.get(classad, name)

@@ -429,32 +429,46 @@ def test_ctrl_c_writes_what_was_simulated(
     assert (out / "states.png").stat().st_size > 0
 
 
-def test_the_collector_thresholds_are_the_simulations_only_while_it_runs() -> None:
-    """`fewer_collections`: the garbage collector runs less often while simulating, and the
-    caller's thresholds are back afterwards, also when Ctrl-C stops the run."""
+def test_the_collector_is_off_only_while_a_simulation_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`fewer_collections`: the cyclic garbage collector is off while simulating, but
+    for a full collection once a simulated week, and the caller's collector is back
+    afterwards (on, or off if it was), also when Ctrl-C stops the run."""
     import gc
 
-    from runtime.simulate.engine import SIMULATION_GC_THRESHOLDS
+    from runtime.simulate import engine
 
     pool = _pool([{"name": "d", "count": 2, "startd": DEDICATED}],
                  [{"user": "u@x", "count": 3, "run_minutes": {"mean": 30}}], hours=1)  # fmt: skip
-    before = gc.get_threshold()
-    assert before != SIMULATION_GC_THRESHOLDS
-    seen: list[tuple[int, ...]] = []
+    assert gc.isenabled()
+    seen: list[bool] = []
 
     def stop(at: float) -> None:
-        seen.append(gc.get_threshold())
+        seen.append(gc.isenabled())
         if len(seen) == 3:
             raise KeyboardInterrupt
 
     sim = Simulation(pool)
-    assert gc.get_threshold() == before
+    assert gc.isenabled()
     record = sim.run(3600, progress=stop)
     assert record.interrupted_at is not None
-    assert seen == [SIMULATION_GC_THRESHOLDS] * 3
-    assert gc.get_threshold() == before
-    sim.run(3600)
-    assert gc.get_threshold() == before
+    assert seen == [False] * 3
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        sim.run(3600)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    # a full collection per simulated week: one every 20 simulated minutes here
+    collections: list[float] = []
+    monkeypatch.setattr(engine, "SIMULATION_COLLECT_EVERY", 1200.0)
+    real = engine.gc.collect
+    monkeypatch.setattr(engine.gc, "collect", lambda: collections.append(1.0) or real())
+    long = Simulation(pool)
+    long.run(3600)
+    assert 2 <= len(collections) <= 4 and gc.isenabled()
 
 
 def _busy_desktops(count: int, queued: int, *, hours: float) -> Any:

@@ -935,8 +935,8 @@ def fewer_collections() -> Iterator[None]:
     every collection of the young generations walked the slot ads made since the last
     (a slot's ad is made anew at every transition and lives until the next), 8 % of a
     10,000-slot pool's time even with thresholds raised to (50,000, 20, 20). Objects are
-    still freed as soon as nothing refers to them. The collector's state and
-    thresholds before are put back after, also when Ctrl-C stops the run."""
+    still freed as soon as nothing refers to them. The collector is put back as it was
+    (on, or off) after, also when Ctrl-C stops the run."""
     enabled = gc.isenabled()
     gc.disable()
     try:

@@ -73,15 +73,14 @@ def quiet_until(slot: Any, limit: float) -> float:
     can be given."""
     now_trace = slot.clock.elapsed()
     try:
-        options = _pass_options(slot)
+        options = _plain_options(slot)
         if not options:
             return limit
         if limit - now_trace < 2:
             return now_trace
         view = _View.up_to(slot, limit)
         bound = limit - now_trace
-        for option in options:
-            plain = [c for c in option if isinstance(c, GuardCondition) and c.after is None]
+        for plain in options:
             if not plain:
                 return now_trace  # an unguarded step, or only activity choices
             bound = min(bound, min(view.change_in(c.guard, c.against) for c in plain), view.cap)
@@ -125,6 +124,29 @@ def quiet_at(slot: Any, at: float) -> bool:
         if not refused:
             return False  # every guard holds (or there is none): the pass may fire
     return True
+
+
+#: `_plain_options` by (the table's options, the slot's engine, the pair's name), each
+#: kept with its key's objects: a pool's slots share a few tables
+_PLAIN: dict[tuple[int, int, str], tuple[Any, Any, tuple[tuple[Any, ...], ...]]] = {}
+
+
+def _plain_options(slot: Any) -> tuple[tuple[Any, ...], ...]:
+    """Of each condition list of `_pass_options`, the guards tested before any action
+    (an unguarded step, or one of activity choices only, as an empty one): what
+    `quiet_until` analyses, found once per table and pair."""
+    options, engine, name = slot._options, slot.engine, pair_name(slot.pair)
+    key = (id(options), id(engine), name)
+    hit = _PLAIN.get(key)
+    if hit is None or hit[0] is not options or hit[1] is not engine:
+        found = tuple(
+            tuple(c for c in option if isinstance(c, GuardCondition) and c.after is None)
+            for option in _pass_options(slot)
+        )
+        if len(_PLAIN) >= 256:
+            _PLAIN.clear()
+        hit = _PLAIN[key] = (options, engine, found)
+    return hit[2]
 
 
 def _pass_options(slot: Any) -> list[tuple[Any, ...]]:
@@ -452,11 +474,9 @@ class _Guard:
         return bool(self._kept("static", node, self._static_of))
 
     def _static_of(self, node: A.Expr) -> bool:
-        for sub in A.walk(node, same_scope=False):
-            if type(sub) is A.Call and sub.key in ("time", "random"):
-                return False
-            if type(sub) is A.AttrRef and self._attribute_slope(sub)[0] != 0:
-                return False
+        for sub in _movers(node):
+            if type(sub) is not A.AttrRef or self._attribute_slope(sub)[0] != 0:
+                return False  # time() or random(), or a moving attribute
         return True
 
     def _attribute_slope(self, node: A.AttrRef) -> tuple[float, float]:
@@ -513,6 +533,27 @@ class _Guard:
 #: pool has few tables): the analysis evaluates each node of every guard of a slot it
 #: reschedules
 _COMPILED: IdentityMemo[A.Expr, Any] = IdentityMemo(1 << 14)
+
+
+#: `_movers` by node: what the tree says, found once per node while it lives
+_MOVERS: IdentityMemo[A.Expr, tuple[A.Expr, ...]] = IdentityMemo(1 << 14)
+
+
+def _movers(node: A.Expr) -> tuple[A.Expr, ...]:
+    """The sub-expressions of `node` (itself included, in `A.walk`'s order, nested ads'
+    too) that may move with the clock: the calls to time() and random(), and the
+    attribute references (whether one moves is the ad's to say)."""
+    hit = _MOVERS.get(node)
+    if hit is None:
+        hit = _MOVERS.put(
+            node,
+            tuple(
+                sub
+                for sub in A.walk(node, same_scope=False)
+                if (type(sub) is A.Call and sub.key in ("time", "random")) or type(sub) is A.AttrRef
+            ),
+        )
+    return hit
 
 
 def compiled(node: A.Expr) -> Any:

@@ -721,3 +721,29 @@ def test_a_slot_is_planned_once_per_instant(monkeypatch: pytest.MonkeyPatch) -> 
     fast = Simulation(pool).run(4 * 3600)
     assert len(analysed) > 8 and max(analysed.values()) == 1
     assert fast.transitions == Simulation(pool, naive=True).run(4 * 3600).transitions
+
+
+def test_the_analysis_reads_each_tree_and_table_once_as_it_is() -> None:
+    """What the quiet-time analysis keeps per expression (`_movers`: the calls to time()
+    and random() and the attribute references, in walk order, a nested ad's too)
+    and per table and pair (`_plain_options`: each option's guards tested before any
+    action) is what walking the tree and filtering the options give."""
+    from compiler.classad import ast as A
+    from compiler.classad import parse
+    from compiler.machine import GuardCondition
+    from runtime.simulate import horizon
+
+    expr = parse("time() - EnteredCurrentActivity > [a = time()].a + random(2) + Memory * 2")
+    movers = horizon._movers(expr)
+    names = [m.key if type(m) is A.AttrRef else m.key + "()" for m in movers]
+    assert names == ["time()", "enteredcurrentactivity", "time()", "random()", "memory"]
+    assert horizon._movers(expr) is movers  # kept
+    sim = Simulation(_busy_desktops(3, 6, hours=2))
+    sim.run(2 * 3600)
+    for run in sim.slots:
+        options = horizon._pass_options(run.slot)
+        plain = tuple(
+            tuple(c for c in o if isinstance(c, GuardCondition) and c.after is None)
+            for o in options
+        )
+        assert horizon._plain_options(run.slot) == plain and plain

@@ -322,6 +322,8 @@ class _Guard:
 
     def bound(self, node: A.Expr) -> float:
         """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""
+        if type(node) in _LITERALS:
+            return math.inf  # (what `_bound` finds of a literal, without keeping it)
         return float(self._kept("bound", node, self._bound))
 
     def _bound(self, node: A.Expr) -> float:
@@ -396,6 +398,8 @@ class _Guard:
     def _slope(self, node: A.Expr) -> tuple[float, float]:
         """(seconds-slope, margin in seconds) of a numeric expression affine in time;
         (0, 0) for one that does not move; _Moving otherwise."""
+        if type(node) in _LITERALS:
+            return 0.0, 0.0  # (what `_slope_of` finds of a literal, without keeping it)
         found: tuple[float, float] = self._kept("slope", node, self._slope_of)
         return found
 

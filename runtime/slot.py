@@ -908,7 +908,8 @@ class Slot:
         return self.listener is not None and (self.listen is None or kind in self.listen)
 
     def _log(self, record: dict[str, Any]) -> None:
-        if self.listener is not None and (self.listen is None or record["kind"] in self.listen):
+        if self._heard(record["kind"]):
+            assert self.listener is not None
             self.listener({"t": num(self.clock.elapsed()), **record})
 
 

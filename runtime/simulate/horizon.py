@@ -103,18 +103,17 @@ def quiet_at(slot: Any, at: float) -> bool:
     being run for nothing. False when that cannot be told."""
     if slot.record.requirements_hidden:
         return False  # (the pass changes the record first)
-    options = _pass_options(slot)
+    # (an activity choice, a test after actions: not told here)
+    options = _plain_options(slot)
     if not options:
         return True
     when = slot.clock.now() + (at - slot.clock.elapsed())
     my = slot.ads.build(slot.record, slot.pair, when, slot.overrides)
     ctx = eval_context(when)
     targets: dict[str, Any] = {}
-    for option in options:
+    for plain in options:
         refused = False
-        for condition in option:
-            if type(condition) is not GuardCondition or condition.after is not None:
-                continue  # (an activity choice, a test after actions: not told here)
+        for condition in plain:
             against = condition.against
             if against not in targets:
                 targets[against] = slot.guard_target(against)
@@ -128,24 +127,24 @@ def quiet_at(slot: Any, at: float) -> bool:
 
 #: `_plain_options` by (the table's options, the slot's engine, the pair's name), each
 #: kept with its key's objects: a pool's slots share a few tables
-_PLAIN: dict[tuple[int, int, str], tuple[Any, Any, tuple[tuple[Any, ...], ...]]] = {}
+_PLAIN_OPTIONS: dict[tuple[int, int, str], tuple[Any, Any, tuple[tuple[Any, ...], ...]]] = {}
 
 
 def _plain_options(slot: Any) -> tuple[tuple[Any, ...], ...]:
     """Of each condition list of `_pass_options`, the guards tested before any action
     (an unguarded step, or one of activity choices only, as an empty one): what
-    `quiet_until` analyses, found once per table and pair."""
+    `quiet_until` analyses and `quiet_at` tests, found once per table and pair."""
     options, engine, name = slot._options, slot.engine, pair_name(slot.pair)
     key = (id(options), id(engine), name)
-    hit = _PLAIN.get(key)
+    hit = _PLAIN_OPTIONS.get(key)
     if hit is None or hit[0] is not options or hit[1] is not engine:
         found = tuple(
             tuple(c for c in option if isinstance(c, GuardCondition) and c.after is None)
             for option in _pass_options(slot)
         )
-        if len(_PLAIN) >= 256:
-            _PLAIN.clear()
-        hit = _PLAIN[key] = (options, engine, found)
+        if len(_PLAIN_OPTIONS) >= 256:
+            _PLAIN_OPTIONS.clear()
+        hit = _PLAIN_OPTIONS[key] = (options, engine, found)
     return hit[2]
 
 

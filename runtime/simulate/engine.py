@@ -251,7 +251,7 @@ class Simulation:
         self.until = pool.hours * 3600
         #: when the next full collection is due (`fewer_collections`)
         self._collect_at = SIMULATION_COLLECT_EVERY
-        # (tens of thousands of objects per slot set up: collected as while simulating)
+        # (tens of thousands of objects per slot set up: not walked by the collector)
         with fewer_collections():
             self.slots = self._make_slots(table_of)
             #: each slot's `Slot.model` (`_census` reads their pair names)
@@ -370,7 +370,7 @@ class Simulation:
         if until > self.until:  # wake-ups were planned up to the old end: plan again
             self.until = until
             for index in range(len(self.slots)):
-                self._reschedule(index)
+                self._reached(index)  # (planned by `_run`, once, as after an event)
         try:
             with fewer_collections():
                 self._run(until, progress)

@@ -747,3 +747,14 @@ def test_the_analysis_reads_each_tree_and_table_once_as_it_is() -> None:
             for o in options
         )
         assert horizon._plain_options(run.slot) == plain and plain
+
+
+def test_a_run_carried_on_past_the_pools_hours_is_the_longer_run() -> None:
+    """`run` to a later end than the pool's hours plans every slot again (its wake-ups
+    were planned up to the old end): carried on from 1 h to 3 h, the same transitions as
+    a pool of 3 h run at once."""
+    short = Simulation(_busy_desktops(6, 20, hours=1))
+    short.run(3600)
+    carried = short.run(3 * 3600)
+    whole = Simulation(_busy_desktops(6, 20, hours=3)).run(3 * 3600)
+    assert carried.transitions and carried.transitions == whole.transitions

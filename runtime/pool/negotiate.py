@@ -464,18 +464,21 @@ def negotiate_snapshot(
     simulator keeps them while the job lives: a job is offered to hundreds of cycles).
     A submitter's `jobs` may also be a `JobQueue`, asked only for those a cycle can
     match (the simulator's queues). A machine entry may be `{"name": ..., "_held": ...}` with a `HeldSlot` or an
-    `UnmatchableSlot` instead of the ad."""
+    `UnmatchableSlot` instead of the ad. `"_config"` may hold the `Config` that `config`'s
+    text loads to (`load_config(text=..., subsystem="NEGOTIATOR")`), loaded once by the
+    caller: the simulator's negotiator reads the same text every cycle."""
     from compiler.config import load_config
     from runtime.pool.accountant import FactorKnobs, effective_priority, facts, priority_factor
 
     if not isinstance(document, Mapping):
         raise SnapshotError("a SNAPSHOT must be a mapping with machines and submitters", file=file)
     document = _with_dumps(document, file)
-    unknown = sorted(set(document) - {"config", "machines", "submitters", "_userprio"})
+    unknown = sorted(set(document) - {"config", "machines", "submitters", "_userprio", "_config"})
     if unknown:
         raise SnapshotError(f"unknown key {unknown[0]!r}", file=file)
-    config_text = str(document.get("config") or "")
-    config = load_config(text=config_text, subsystem="NEGOTIATOR")
+    config = document.get("_config")
+    if config is None:
+        config = load_config(text=str(document.get("config") or ""), subsystem="NEGOTIATOR")
     group_names = (config.get("GROUP_NAMES") or "").strip()
     rules, pie_facts, accountant = rules_facts(semantics), cycle_facts(semantics), facts(semantics)
 

@@ -227,6 +227,9 @@ class Simulation:
         self.record = Record()
         config = load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
         self.negotiator_config = pool.negotiator_config
+        #: the negotiator's configuration loaded (each cycle's SNAPSHOT hands it over: it
+        #: was loaded anew for every cycle, 1 % of a simulation)
+        self.negotiator_loaded = config
         self.interval = _knob_number(config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL)
         self.known = facts(semantics)
         self.half_life = _knob_number(config, "PRIORITY_HALFLIFE", self.known.priority_halflife)
@@ -785,8 +788,8 @@ class Simulation:
                 {"name": user, "rup": self.rup.get(user, self.known.initial_rup),
                  "factor": factor, "jobs": _Offered(self.idle, user, offered)}
             )  # fmt: skip
-        document = {"config": self.negotiator_config, "machines": machines,
-                    "submitters": submitters}  # fmt: skip
+        document = {"config": self.negotiator_config, "_config": self.negotiator_loaded,
+                    "machines": machines, "submitters": submitters}  # fmt: skip
         return document, offered
 
     def _ad_now(self, run: SlotRun) -> Any:

@@ -82,6 +82,25 @@ def test_d10_priority_preemption_needs_preemption_requirements() -> None:
     assert [m["reason"] for m in seed.matches] == ["priority"]
 
 
+def test_a_configuration_loaded_by_the_caller_is_the_one_read() -> None:
+    """`_config` (the simulator loads its negotiator's configuration once) stands for the
+    text: the same cycle as the text loaded, and it is what the cycle reads (a text that
+    says otherwise is not loaded again)."""
+    from compiler.config import load_config
+
+    machines = [_claimed("slot1@m", "b@x", Memory="4096"), _slot("tiny@m", Memory="512")]
+    job = _jobs("a", 1, Requirements="TARGET.Memory > 1000")
+    subs = [_submitter("a@x", 5, job), _submitter("b@x", 100, [])]
+    allow = "PREEMPTION_REQUIREMENTS = True\n"
+    loaded = load_config(text=allow, subsystem="NEGOTIATOR")
+    by_text = _cycle(machines, subs, allow)
+    doc = {"config": allow, "_config": loaded, "machines": machines, "submitters": subs}
+    assert negotiate_snapshot(doc, semantics="code").matches == by_text.matches
+    assert by_text.matches == [{"job": "1.0", "slot": "slot1@m", "reason": "priority"}]
+    doc = {"config": "", "_config": loaded, "machines": machines, "submitters": subs}
+    assert negotiate_snapshot(doc, semantics="code").matches == by_text.matches
+
+
 def test_d4_the_seed_also_needs_a_better_eup() -> None:
     """a (EUP 50) wants b's (EUP 10) slot with PREEMPTION_REQUIREMENTS = True: the code has
     no EUP test since 8.7.9 (priority); the seed needs the job's EUP to be better (none)."""

@@ -117,7 +117,7 @@ def test_job_may_only_lower_max_job_retirement_time() -> None:
 
 
 def _fields(state: SlotState) -> dict[str, object]:
-    return {name: getattr(state, name) for name in state.__slots__}  # type: ignore[attr-defined]
+    return {field.name: getattr(state, field.name) for field in dataclasses.fields(state)}
 
 
 def test_unknown_event_and_bad_how_are_errors() -> None:
@@ -347,6 +347,7 @@ def test_replaced_is_dataclasses_replace(
     state = SlotState(**start)  # type: ignore[arg-type]
     new = replaced(state, **changes)
     assert new == dataclasses.replace(state, **changes)
+    assert vars(new) == vars(dataclasses.replace(state, **changes))  # the fields, no more
     assert type(new) is SlotState and new is not state
     assert state == SlotState(**start)  # type: ignore[arg-type]  # the old record stays
 

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from compiler.classad import ast as A
 from compiler.classad import release_retired, truth
@@ -615,14 +615,16 @@ class Simulation:
         over: its evaluations are skipped when the slot is next touched (`_catch_up`),
         by then no earlier than they would have run; `naive`: every pass is a wake-up
         (the startd's stepping, the reference the event-driven engine is checked
-        against)."""
+        against). The stretch may reach past the end (`PAST_THE_END`): a pass at the
+        end itself, proved quiet, is then no wake-up either (the end's own advance,
+        `_run`, skips it)."""
         run = self.slots[index]
         slot = run.slot
         if slot.deleted:
             return
         now = slot.clock.elapsed()
         run.quiet = now
-        cap = self.until
+        cap = self.until + PAST_THE_END
         if not self.naive:
             change = run.sensors.next_change(self.epoch + now)
             if change is not None:
@@ -922,6 +924,13 @@ class _Offered:
         self.handed.update((job.id, job) for job in jobs)
         return [job.entry for job in jobs]
 
+
+#: Seconds past the simulation's end the quiet-time analysis may prove (`_reschedule`):
+#: the passes at the end itself are then proved quiet like any other, not each slot
+#: woken at the last instant to evaluate one that fires nothing (a wake-up per slot at
+#: every run's end, and the analysis after it). Nothing after the end is simulated; a
+#: run carried on later plans every slot again from the end (`run`).
+PAST_THE_END: Final = 1.0
 
 #: Simulated seconds between two full collections of the cyclic garbage collector,
 #: which is otherwise off while simulating (`fewer_collections`).

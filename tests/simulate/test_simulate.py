@@ -723,6 +723,40 @@ def test_a_slot_is_planned_once_per_instant(monkeypatch: pytest.MonkeyPatch) -> 
     assert fast.transitions == Simulation(pool, naive=True).run(4 * 3600).transitions
 
 
+def test_no_slot_is_woken_at_the_end_for_a_pass_proved_quiet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The quiet-time analysis may prove the passes at the end itself quiet
+    (`engine.PAST_THE_END`): a slot running a job longer than the run is not woken at
+    the last instant to evaluate a pass that fires nothing (each was, one wake-up and
+    one analysis per slot at the end of every run). The run ends as naive stepping's
+    does: the same transitions, every slot in the same pair, its clock at the end."""
+    from runtime.simulate import engine
+
+    pool = _pool([{"name": "node", "count": 6, "startd": DEDICATED}],
+                 [{"user": "ann@x", "count": 6,
+                   "run_minutes": {"mean": 600, "distribution": "fixed"}}],
+                 hours=2)  # fmt: skip
+    woken: list[float] = []
+    real = engine.Simulation._wake
+
+    def wake(self: Any, index: int, version: int) -> None:
+        woken.append(self.now)
+        real(self, index, version)
+
+    monkeypatch.setattr(engine.Simulation, "_wake", wake)
+    fast = Simulation(pool)
+    record = fast.run(2 * 3600)
+    assert woken.count(2 * 3600) == 0
+    monkeypatch.undo()
+    naive = Simulation(pool, naive=True)
+    assert record.transitions == naive.run(2 * 3600).transitions
+    assert {run.slot.pair_tuple() for run in fast.slots} == {("Claimed", "Busy")}
+    for mine, theirs in zip(fast.slots, naive.slots, strict=True):
+        assert mine.slot.pair_tuple() == theirs.slot.pair_tuple()
+        assert mine.slot.clock.elapsed() == theirs.slot.clock.elapsed() == 2 * 3600
+
+
 def test_the_analysis_reads_each_tree_and_table_once_as_it_is() -> None:
     """What the quiet-time analysis keeps per expression (`_movers`: the calls to time()
     and random() and the attribute references, in walk order, a nested ad's too)

@@ -153,8 +153,11 @@ class SlotRun:
     quiet: float = 0.0
     #: the last `HeldSlot` made of the slot, with what it was made of and how long it
     #: holds: (ad, record, the typed sensor values `AdBuilder.steady` gave, the held
-    #: slot, `version` then, time() of the owner's next sensor change then)
-    held: tuple[Any, Any, tuple[Any, ...], HeldSlot | None, int, float] | None = None
+    #: slot, `version` then, time() of the owner's next sensor change then, the SNAPSHOT's
+    #: machine entry of the held slot)
+    held: (
+        tuple[Any, Any, tuple[Any, ...], HeldSlot | None, int, float, dict[str, Any] | None] | None
+    ) = None
     #: the last `UnmatchableSlot` made of the slot, with the record and pair it holds
     #: for and the trace time it holds until
     out: tuple[Any, Any, float, UnmatchableSlot] | None = None
@@ -770,7 +773,14 @@ class Simulation:
         owner is there), its ad built only when the proof runs out. Naive stepping (the
         reference) builds every ad."""
         machines = []
+        now = self.epoch + self.now
         for run in self.slots:
+            kept = run.held
+            if kept is not None and kept[4] == run.version and now < kept[5] and kept[6]:
+                # `_held`'s first case, inline (most slots of a busy pool, every cycle):
+                # nothing reached the slot since, and its entry is the same
+                machines.append(kept[6])
+                continue
             held = None if self.naive else self._held(run) or self._unmatchable(run)
             machines.append(
                 {"name": run.name, "_held": held}
@@ -824,10 +834,11 @@ class Simulation:
         change = run.sensors.next_change(now)
         until = math.inf if change is None else change
         if kept is not None and kept[0] is ad and kept[1] is record and kept[2] == values:
-            held = kept[3]  # made of the same: the same
+            held, entry = kept[3], kept[6]  # made of the same: the same
         else:
             held = self._make_held(run, ad)
-        run.held = (ad, record, values, held, run.version, until)
+            entry = None if held is None else {"name": run.name, "_held": held}
+        run.held = (ad, record, values, held, run.version, until, entry)
         return held
 
     def _unmatchable(self, run: SlotRun) -> UnmatchableSlot | None:

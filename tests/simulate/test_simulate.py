@@ -598,24 +598,30 @@ def test_a_streams_jobs_share_one_autocluster_key() -> None:
 
 
 def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every slot the engine hands a cycle as held (`Simulation._held`, from
-    `AdBuilder.steady`, or as it was when nothing reached the slot since) has the claim
-    facts, holder and ranks its ad built at that instant has, and building that ad does
-    not move the CpuBusy latch: owners typing and loading the desktops now and then,
-    jobs starting and ending."""
+    """Every slot the engine hands a cycle as held (`Simulation._snapshot`: from
+    `AdBuilder.steady`, or the entry as it was when nothing reached the slot since) has
+    the claim facts, holder and ranks its ad built at that instant has, and building
+    that ad does not move the CpuBusy latch: owners typing and loading the desktops now
+    and then, jobs starting and ending."""
     from compiler.classad import evaluate_attribute
-    from runtime.pool import claim_facts, remote_user
+    from runtime.pool import HeldSlot, claim_facts, remote_user
 
     checked: list[str] = []
     kept: list[str] = []
-    original = Simulation._held
+    last: dict[str, Any] = {}
+    original = Simulation._snapshot
 
-    def held(self: Simulation, run: Any) -> Any:
-        before = run.held
-        found = original(self, run)
-        if before is not None and run.held is before:
-            kept.append(run.name)  # handed over as it was (nothing reached the slot since)
-        if found is not None:
+    def snapshot(self: Simulation) -> Any:
+        document, offered = original(self)
+        runs = {run.name: run for run in self.slots}
+        for entry in document["machines"]:
+            found = entry.get("_held")
+            if type(found) is not HeldSlot:
+                continue
+            if last.get(entry["name"]) is entry:
+                kept.append(entry["name"])  # handed over as it was (nothing reached it since)
+            last[entry["name"]] = entry
+            run = runs[entry["name"]]
             latch = run.slot.ads.cpu_busy
             ad = self._ad_now(run)
             assert run.slot.ads.cpu_busy == latch
@@ -624,9 +630,9 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
             ranks = (evaluate_attribute(ad, "Rank"), evaluate_attribute(ad, "CurrentRank"))
             assert (found.rank, found.current_rank) == ranks
             checked.append(run.name)
-        return found
+        return document, offered
 
-    monkeypatch.setattr(Simulation, "_held", held)
+    monkeypatch.setattr(Simulation, "_snapshot", snapshot)
     _run(_busy_desktops(6, 8, hours=12))
     assert len(checked) > 200
     assert len(kept) > 50

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 import math
 import random
-import time as _time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -346,11 +345,14 @@ def account(state: SlotState, old: Pair, new: Pair, now: float) -> SlotState:
     )
 
 
+_SUSPENDED = Pair("Claimed", "Suspended")
+
+
 def totals(state: SlotState, pair: Pair, now: float) -> tuple[float, float, float, float]:
     """(job run, job suspend, claim run, claim suspend) seconds including the running stint."""
     spent = max(0.0, now - state.stint_start)
     run = spent if pair.state == "Claimed" and pair.activity in RUN_ACTIVITIES else 0.0
-    sus = spent if pair == Pair("Claimed", "Suspended") else 0.0
+    sus = spent if pair == _SUSPENDED else 0.0
     return (
         state.job_run + run,
         state.job_suspend + sus,
@@ -662,13 +664,18 @@ def moving_values(
 
 
 def clock_quantities(state: SlotState, pair: Pair, now: float) -> dict[str, Any]:
-    """The values of the `Moving` quantities that move with the clock, at `now`."""
-    local = _time.gmtime(now)
+    """The values of the `Moving` quantities that move with the clock, at `now`.
+
+    ClockMin and ClockDay are those `time.gmtime(now)` gives (minutes since midnight,
+    UTC; the day of the week, 0 on Sunday), by arithmetic: it counts whole seconds
+    down, and 1 January 1970 was a Thursday (a slot ad is made at every transition;
+    making the struct_time was a third of this)."""
+    days, of_day = divmod(math.floor(now), 86_400)
     job_run, job_suspend, claim_run, claim_suspend = totals(state, pair, now)
     return {
         "now": int(now),
-        "clock_min": local.tm_hour * 60 + local.tm_min,
-        "clock_day": (local.tm_wday + 1) % 7,
+        "clock_min": of_day // 60,
+        "clock_day": (days + 4) % 7,
         "job_run": int(job_run),
         "job_suspend": int(job_suspend),
         "claim_run": int(claim_run),

@@ -6,17 +6,25 @@ import dataclasses
 import io
 import json
 import math
+import time
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from transitions import Machine
 
 from compiler.classad import evaluate
 from compiler.machine import GuardCondition, to_transitions, trigger_name
 from compiler.spec.ir import Action, Pair
-from runtime.ads import SlotState, account, replaced, retirement_remaining, totals
+from runtime.ads import (
+    SlotState,
+    account,
+    clock_quantities,
+    replaced,
+    retirement_remaining,
+    totals,
+)
 from runtime.clock import SimClock
 from runtime.eventlog import EventLog
 from runtime.sensors.fake import FakeSensors
@@ -350,6 +358,20 @@ def test_replaced_is_dataclasses_replace(
     assert vars(new) == vars(dataclasses.replace(state, **changes))  # the fields, no more
     assert type(new) is SlotState and new is not state
     assert state == SlotState(**start)  # type: ignore[arg-type]  # the old record stays
+
+
+@example(now=0.0)
+@example(now=-0.5)  # gmtime counts seconds down: 31 December 1969, 23:59, a Wednesday
+@example(now=86_399.999)
+@example(now=1_000_000_000.0)
+@given(now=st.floats(min_value=-3e9, max_value=4e9, allow_nan=False))
+def test_clock_min_and_clock_day_are_what_gmtime_says(now: float) -> None:
+    """ClockMin and ClockDay (`clock_quantities`, by arithmetic) are the minutes since
+    midnight and the day of the week (0 on Sunday) of `time.gmtime(now)`."""
+    told = time.gmtime(now)
+    found = clock_quantities(SlotState(), Pair("Owner", "Idle"), now)
+    assert found["clock_min"] == told.tm_hour * 60 + told.tm_min
+    assert found["clock_day"] == (told.tm_wday + 1) % 7
 
 
 def test_replaced_refuses_a_name_that_is_no_field() -> None:

@@ -332,7 +332,7 @@ class Simulation:
                 clock = SimClock(epoch=self.epoch)
                 slot = Slot(
                     table, sensors, clock, jobs=Starter(self, index),
-                    listener=self._listener(index), listen=("transition",),
+                    listener=self._listener(index), listen=("transition",), explain=False,
                 )  # fmt: skip
                 out.append(SlotRun(name, g, slot, sensors, index=index))
         return out

@@ -379,6 +379,35 @@ def test_replaced_refuses_a_name_that_is_no_field() -> None:
         replaced(SlotState(), jobs=None)
 
 
+def test_a_slot_that_does_not_explain_fires_the_same_transitions() -> None:
+    """`explain=False` leaves out each fired transition's reason and the values its
+    guards read (in `Slot.fired` and the transition records), and nothing else: the same
+    transitions at the same times, the same records otherwise."""
+    _, table = compiled("htcondor-current", "code", (*SIMPLE, ("START", "KeyboardIdle > 100")))
+    slots: dict[bool, Slot] = {}
+    logs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+    for explain in (True, False):
+        clock = SimClock()
+        s = slots[explain] = Slot(
+            table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"},
+            listener=logs[explain].append, explain=explain,
+        )  # fmt: skip
+        s.start()
+        for t, event in ((200, "match"), (201, "claim"), (202, "activate"), (290, "job_exit")):
+            clock.advance_to(t)
+            s.send(event)
+        s.set_sensors({"KeyboardIdle": 0})
+        s.advance(400)
+    told, untold = slots[True].fired, slots[False].fired
+    assert len(told) >= 5 and any(f.values for f in told)
+    assert all(f.reason for f in told)
+    assert [f.reason for f in untold] == [""] * len(told)
+    assert [f.values for f in untold] == [{}] * len(told)
+    blank = {"reason": "", "values": {}}
+    assert [dataclasses.replace(f, **blank) for f in told] == untold
+    assert [{**r, **blank} if r["kind"] == "transition" else r for r in logs[True]] == logs[False]
+
+
 def test_a_listener_of_some_kinds_is_given_those_records_as_every_listener_is() -> None:
     """`listen=` keeps the listener to the kinds it names: the same records of those
     kinds, in the same order, as a listener of every kind is given (and no other)."""

@@ -39,8 +39,8 @@ with the same layout names for any slot of the policy (`_TEMPLATES`), setting th
 values that differ, the moving ones, the CpuBusy attributes and the predicates, when the
 template's ads are shared and in place, made with the same overrides and sensor names,
 and the two layouts hold the same expressions and markers and plain values elsewhere
-(so the shape's analysis holds: each slot keeps its own memoised policy for it,
-`analysed`). Otherwise they are built (`_built`). A pool's slots share a handful of
+(so the shape's analysis holds: it is found once per policy and shape,
+`_Templates.shapes`, and each slot keeps its own memoised policy of it, `analysed`). Otherwise they are built (`_built`). A pool's slots share a handful of
 templates; the tests compare every ad handed out with a build.
 """
 
@@ -345,6 +345,16 @@ class _Templates(threading.local):
         self.by_policy: IdentityMemo[PolicyExprs, dict[tuple[int, tuple[str, ...]], _Live]] = (
             IdentityMemo(64)
         )
+        #: `AdBuilder._shared`'s findings per policy and ad shape (the shape decides
+        #: them): (the era, the ad's values kept alive, whether shared, the memoised
+        #: names with what they read, the shape's guard_reads); each slot makes its own
+        #: memoised policy of them. Found once per pool, not once per slot: a slot
+        #: meets a handful of shapes, 60,000 analyses in a pool of 10,000.
+        self.shapes: IdentityMemo[PolicyExprs, dict[tuple[Any, ...], _Shape]] = IdentityMemo(64)
+
+
+#: What `AdBuilder._shared` finds of an ad shape (`_Templates.shapes`)
+_Shape = tuple[EraSpec, list[Any], bool, dict[str, tuple[str, ...]], dict[int, tuple[Expr, Any]]]
 
 
 _TEMPLATES = _Templates()
@@ -985,6 +995,30 @@ class AdBuilder:
         hit = self.analysed.get(key)
         if hit is not None:
             return hit[1], hit[2], hit[3], key
+        shapes = _TEMPLATES.shapes.get(self.policy)
+        if shapes is None:
+            shapes = _TEMPLATES.shapes.put(self.policy, {})
+        found = shapes.get(key)
+        if found is None or found[0] is not self.spec:
+            found = self._analysed_shape(ad, cpu, named)
+            if len(shapes) >= _TEMPLATES_KEPT:
+                shapes.clear()
+            shapes[key] = found
+        _, values, shared, memos, guard_reads = found
+        policy = self.policy
+        if memos:
+            exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
+            exprs.update({n: _Memo(policy.exprs[n], k) for n, k in memos.items()})
+            policy = replace(policy, exprs=exprs)
+        if len(self.analysed) >= _ANALYSED_KEPT:
+            self.analysed.clear()
+        self.analysed[key] = (values, shared, policy, guard_reads)
+        return shared, policy, guard_reads, key
+
+    def _analysed_shape(
+        self, ad: ClassAd, cpu: Mapping[str, Any], named: Mapping[str, Any]
+    ) -> _Shape:
+        """`_shared`'s findings of `ad`'s shape (`_Templates.shapes`)."""
         sources = self.policy.sources
         later = {name.lower() for name in named}
         limit = reads(sources.get(self.spec.helpers.retirement.limit), ad.lowered())
@@ -999,17 +1033,8 @@ class AdBuilder:
                 keys = memo_keys(sources.get(name), ad.lowered())
                 if keys is not None and name in self.policy.exprs:
                     memos[name] = keys
-        policy = self.policy
-        if memos:
-            exprs: dict[str, Callable[..., Any]] = dict(policy.exprs)
-            exprs.update({n: _Memo(policy.exprs[n], k) for n, k in memos.items()})
-            policy = replace(policy, exprs=exprs)
-        if len(self.analysed) >= _ANALYSED_KEPT:
-            self.analysed.clear()
-        guard_reads: dict[int, tuple[Expr, Any]] = {}
         # (the expressions kept alive: the key holds their ids)
-        self.analysed[key] = (list(ad.values()), shared, policy, guard_reads)
-        return shared, policy, guard_reads, key
+        return self.spec, list(ad.values()), shared, memos, {}
 
     def _refresh(
         self, live: _Live, now: float, overrides: Mapping[str, Any], sensors: Mapping[str, Any]

@@ -680,6 +680,44 @@ def test_an_ad_renewed_from_another_slots_equals_a_fresh_build(
     assert len(renewed) > 10 and any(renewed)
 
 
+def test_the_slots_of_a_policy_analyse_each_ad_shape_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What an ad's shape decides of it (`AdBuilder._shared`: whether one ad serves, what
+    CpuBusy and the retirement limit read) is found once per policy and shape
+    (`_Templates.shapes`), not once per slot: three desktops of one table going through
+    the same pairs. Each slot still memoises with a policy of its own."""
+    found: list[int] = []
+    real = AdBuilder._analysed_shape
+
+    def counting(self: AdBuilder, *args: Any) -> Any:
+        found.append(1)
+        return real(self, *args)
+
+    monkeypatch.setattr(AdBuilder, "_analysed_shape", counting)
+    table = _desktop()
+    clock = SimClock()
+    slots = []
+    for n in (1, 2, 3):
+        sensors = FakeSensors(start=clock.now())
+        sensors.set({"KeyboardIdle": 3600, "ConsoleIdle": 3600, "Name": f"slot1@m{n}"}, 0)
+        slot = Slot(table, sensors, clock, job={"Owner": "ann"})
+        slot.start()
+        slot.send("benchmarks_done")
+        slots.append(slot)
+    for t in (60.0, 120.0):
+        clock.advance_to(t)
+        for slot in slots:
+            for event in ("match", "claim", "activate", "job_exit", "activate"):
+                slot.send(event)
+    kept = [set(slot.ads.analysed) for slot in slots]
+    assert kept[0] == kept[1] == kept[2] and len(kept[0]) >= 3
+    assert 0 < len(found) <= len(kept[0])
+    policies = {id(slot.ads.analysed[key][2]) for slot in slots for key in kept[0]}
+    memoised = [key for key in kept[0] if slots[0].ads.analysed[key][2] is not slots[0].ads.policy]
+    assert memoised and len(policies) >= 3 * len(memoised)
+
+
 ATOMS = st.sampled_from(
     ["600", "10 * 60", "2.5", '"x"', "true", "undefined", "Memory", "MY.Memory",
      "TARGET.ImageSize", "KeyboardIdle", "time()", "strcat(\"a\", \"b\")", "{1, 2}[0]",

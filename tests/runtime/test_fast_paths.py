@@ -687,6 +687,9 @@ def test_the_slots_of_a_policy_analyse_each_ad_shape_once(
     CpuBusy and the retirement limit read) is found once per policy and shape
     (`_Templates.shapes`), not once per slot: three desktops of one table going through
     the same pairs. Each slot still memoises with a policy of its own."""
+    from runtime import slot_ad
+
+    slot_ad._TEMPLATES.shapes.clear()  # (an earlier test may have analysed the table's)
     found: list[int] = []
     real = AdBuilder._analysed_shape
 

@@ -262,6 +262,8 @@ class Simulation:
             self.slots = self._make_slots(table_of)
             #: each slot's `Slot.model` (`_census` reads their pair names)
             self._models = [run.slot.model for run in self.slots]
+            #: each slot's index by name (a cycle's matches name the slots)
+            self._index_of = {run.name: i for i, run in enumerate(self.slots)}
             for run in self.slots:
                 run.slot.start()
                 if run.slot.pair.activity == "Benchmarking":
@@ -692,7 +694,7 @@ class Simulation:
         if not document["submitters"]:
             return
         cycle = negotiate_snapshot(document, semantics=self.semantics, explain=False)
-        by_name = {run.name: i for i, run in enumerate(self.slots)}
+        by_name = self._index_of
         for match in cycle.matches:
             index = by_name[match["slot"]]
             job = jobs.get(match["job"])

@@ -379,25 +379,31 @@ def test_replaced_refuses_a_name_that_is_no_field() -> None:
         replaced(SlotState(), jobs=None)
 
 
+def _driven(table: Any, events: tuple[tuple[int, str], ...], **kwargs: Any) -> Slot:
+    """A slot of `table` started, sent `events` ((time, event), ...), then its owner
+    typing (KeyboardIdle 0) and its clock moved on to 400 s."""
+    clock = SimClock()
+    slot = Slot(table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"}, **kwargs)
+    slot.start()
+    for t, event in events:
+        clock.advance_to(t)
+        slot.send(event)
+    slot.set_sensors({"KeyboardIdle": 0})
+    slot.advance(400)
+    return slot
+
+
 def test_a_slot_that_does_not_explain_fires_the_same_transitions() -> None:
     """`explain=False` leaves out each fired transition's reason and the values its
     guards read (in `Slot.fired` and the transition records), and nothing else: the same
     transitions at the same times, the same records otherwise."""
     _, table = compiled("htcondor-current", "code", (*SIMPLE, ("START", "KeyboardIdle > 100")))
-    slots: dict[bool, Slot] = {}
     logs: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
-    for explain in (True, False):
-        clock = SimClock()
-        s = slots[explain] = Slot(
-            table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"},
-            listener=logs[explain].append, explain=explain,
-        )  # fmt: skip
-        s.start()
-        for t, event in ((200, "match"), (201, "claim"), (202, "activate"), (290, "job_exit")):
-            clock.advance_to(t)
-            s.send(event)
-        s.set_sensors({"KeyboardIdle": 0})
-        s.advance(400)
+    events = ((200, "match"), (201, "claim"), (202, "activate"), (290, "job_exit"))
+    slots = {
+        explain: _driven(table, events, listener=logs[explain].append, explain=explain)
+        for explain in (True, False)
+    }
     told, untold = slots[True].fired, slots[False].fired
     assert len(told) >= 5 and any(f.values for f in told)
     assert all(f.reason for f in told)
@@ -413,18 +419,9 @@ def test_a_listener_of_some_kinds_is_given_those_records_as_every_listener_is() 
     kinds, in the same order, as a listener of every kind is given (and no other)."""
     _, table = compiled("htcondor-current", "code", SIMPLE)
     logs: dict[str, list[dict[str, Any]]] = {"all": [], "some": []}
+    events = ((10, "match"), (11, "claim"), (12, "activate"), (90, "job_exit"))
     for key, listen in (("all", None), ("some", ("transition", "timer"))):
-        clock = SimClock()
-        s = Slot(
-            table, FakeSensors(start=clock.now()), clock, job={"Owner": "tyner"},
-            listener=logs[key].append, listen=listen,
-        )  # fmt: skip
-        s.start()
-        for t, event in ((10, "match"), (11, "claim"), (12, "activate"), (90, "job_exit")):
-            clock.advance_to(t)
-            s.send(event)
-        s.set_sensors({"KeyboardIdle": 0})
-        s.advance(400)
+        _driven(table, events, listener=logs[key].append, listen=listen)
     kinds = {r["kind"] for r in logs["all"]}
     assert {"transition", "timer", "event", "job", "sensor"} <= kinds
     wanted = [r for r in logs["all"] if r["kind"] in ("transition", "timer")]

@@ -57,6 +57,10 @@ _DAY_NAMES: Final = frozenset({"clockmin", "clockday"})
 _TIMED: Final = frozenset({"retirementexpired", "claimworklifeexpired"})
 _COMPARE: Final = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!="})
 _LITERALS: Final = frozenset(A.LITERAL_TYPES)
+#: the literals whose `value` is what evaluating them gives (`_Guard.value`)
+_VALUED: Final = frozenset({A.Integer, A.Real, A.String, A.Boolean})
+#: the plain values an ad stores that evaluating a reference to them gives as they are
+_PLAIN: Final = frozenset({bool, int, float, str})
 
 
 class _Moving(Exception):
@@ -73,17 +77,17 @@ def quiet_until(slot: Any, limit: float) -> float:
     can be given."""
     now_trace = slot.clock.elapsed()
     try:
-        options = _plain_options(slot)
+        options, guards = _plain(slot)
         if not options:
             return limit
-        if limit - now_trace < 2:
-            return now_trace
+        if limit - now_trace < 2 or guards is None:
+            return now_trace  # (None: an unguarded step, or only activity choices)
         view = _View.up_to(slot, limit)
         bound = limit - now_trace
-        for plain in options:
-            if not plain:
-                return now_trace  # an unguarded step, or only activity choices
-            bound = min(bound, min(view.change_in(c.guard, c.against) for c in plain), view.cap)
+        # the pass is quiet while no option's guards all hold: while none of them changes
+        # (each distinct guard once: the options of a pair often begin with the same one)
+        for guard, against in guards:
+            bound = min(bound, view.change_in(guard, against), view.cap)
             if bound <= 0:
                 return now_trace
         return now_trace + max(0.0, bound)
@@ -125,15 +129,24 @@ def quiet_at(slot: Any, at: float) -> bool:
     return True
 
 
-#: `_plain_options` by (the table's options, the slot's engine, the pair's name), each
-#: kept with its key's objects: a pool's slots share a few tables
-_PLAIN_OPTIONS: dict[tuple[int, int, str], tuple[Any, Any, tuple[tuple[Any, ...], ...]]] = {}
+#: `_plain` by (the table's options, the slot's engine, the pair's name), each kept with
+#: its key's objects: a pool's slots share a few tables
+_PLAIN_OPTIONS: dict[tuple[int, int, str], tuple[Any, Any, _Plain]] = {}
+
+#: `_plain_options`, and their distinct (guard, context) pairs in order (None when an
+#: option has none)
+_Plain = tuple[tuple[tuple[Any, ...], ...], "tuple[tuple[Any, str], ...] | None"]
 
 
 def _plain_options(slot: Any) -> tuple[tuple[Any, ...], ...]:
     """Of each condition list of `_pass_options`, the guards tested before any action
     (an unguarded step, or one of activity choices only, as an empty one): what
     `quiet_until` analyses and `quiet_at` tests, found once per table and pair."""
+    return _plain(slot)[0]
+
+
+def _plain(slot: Any) -> _Plain:
+    """`_plain_options`, with their distinct guards (`quiet_until`)."""
     options, engine, name = slot._options, slot.engine, pair_name(slot.pair)
     key = (id(options), id(engine), name)
     hit = _PLAIN_OPTIONS.get(key)
@@ -142,9 +155,12 @@ def _plain_options(slot: Any) -> tuple[tuple[Any, ...], ...]:
             tuple(c for c in option if isinstance(c, GuardCondition) and c.after is None)
             for option in _pass_options(slot)
         )
+        guards = None
+        if all(found):
+            guards = tuple(dict.fromkeys((c.guard, c.against) for plain in found for c in plain))
         if len(_PLAIN_OPTIONS) >= 256:
             _PLAIN_OPTIONS.clear()
-        hit = _PLAIN_OPTIONS[key] = (options, engine, found)
+        hit = _PLAIN_OPTIONS[key] = (options, engine, (found, guards))
     return hit[2]
 
 
@@ -312,6 +328,12 @@ class _Guard:
         return value
 
     def value(self, node: A.Expr) -> Any:
+        if type(node) in _VALUED:
+            return node.value  # type: ignore[union-attr]  # a literal's value, evaluated
+        if type(node) is A.AttrRef and node.scope in (None, "MY"):
+            stored = self.view.my.get(node.key)
+            if type(stored) in _PLAIN:
+                return stored  # a plain value the slot's own ad holds: the evaluator's
         key = (id(node), id(self.target))
         values = self.view.values
         if key in values:

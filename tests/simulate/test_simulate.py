@@ -770,7 +770,9 @@ def test_the_analysis_reads_each_tree_and_table_once_as_it_is() -> None:
     """What the quiet-time analysis keeps per expression (`_movers`: the calls to time()
     and random() and the attribute references, in walk order, a nested ad's too)
     and per table and pair (`_plain_options`: each option's guards tested before any
-    action) is what walking the tree and filtering the options give."""
+    action; `_plain`: their distinct guards, none when an option has no guard) is what
+    walking the tree and filtering the options give. A literal's or a plain attribute's
+    value the analysis tells without evaluating it (`_Guard.value`) is the evaluator's."""
     from compiler.classad import ast as A
     from compiler.classad import parse
     from compiler.machine import GuardCondition
@@ -790,6 +792,21 @@ def test_the_analysis_reads_each_tree_and_table_once_as_it_is() -> None:
             for o in options
         )
         assert horizon._plain_options(run.slot) == plain and plain
+        pairs = [(c.guard, c.against) for option in plain for c in option]
+        distinct = [p for i, p in enumerate(pairs) if p not in pairs[:i]]
+        _, guards = horizon._plain(run.slot)
+        assert guards == (tuple(distinct) if all(plain) else None)
+        view = horizon._View(run.slot, horizon.PROBE, 2 * horizon.PROBE)
+        for against in {c.against for option in plain for c in option}:
+            target = view.target(against)
+            told = horizon._Guard(view, target)
+            for c in (c for option in plain for c in option):
+                for node in A.walk(c.guard.expr, same_scope=False):
+                    evaluated = horizon.compiled(node)(view.my, target, now=view.now)
+                    found = told.value(node)
+                    assert type(found) is type(evaluated) and (
+                        found == evaluated or found is evaluated
+                    ), (node, found, evaluated)
 
 
 def test_a_run_carried_on_past_the_pools_hours_is_the_longer_run() -> None:

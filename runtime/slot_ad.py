@@ -40,8 +40,9 @@ values that differ, the moving ones, the CpuBusy attributes and the predicates, 
 template's ads are shared and in place, made with the same overrides and sensor names,
 and the two layouts hold the same expressions and markers and plain values elsewhere
 (so the shape's analysis holds: it is found once per policy and shape,
-`_Templates.shapes`, and each slot keeps its own memoised policy of it, `analysed`). Otherwise they are built (`_built`). A pool's slots share a handful of
-templates; the tests compare every ad handed out with a build.
+`_Templates.shapes`, and each slot keeps its own memoised policy of it, `analysed`).
+Otherwise they are built (`_built`). A pool's slots share a handful of templates; the
+tests compare every ad handed out with a build.
 """
 
 from __future__ import annotations

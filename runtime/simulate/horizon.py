@@ -129,13 +129,13 @@ def quiet_at(slot: Any, at: float) -> bool:
     return True
 
 
-#: `_plain` by (the table's options, the slot's engine, the pair's name), each kept with
-#: its key's objects: a pool's slots share a few tables
-_PLAIN_OPTIONS: dict[tuple[int, int, str], tuple[Any, Any, _Plain]] = {}
-
 #: `_plain_options`, and their distinct (guard, context) pairs in order (None when an
 #: option has none)
 _Plain = tuple[tuple[tuple[Any, ...], ...], "tuple[tuple[Any, str], ...] | None"]
+
+#: `_plain` by (the table's options, the slot's engine, the pair's name), each kept with
+#: its key's objects: a pool's slots share a few tables
+_PLAIN_OPTIONS: dict[tuple[int, int, str], tuple[Any, Any, _Plain]] = {}
 
 
 def _plain_options(slot: Any) -> tuple[tuple[Any, ...], ...]:

@@ -55,7 +55,7 @@ from operator import is_not, itemgetter
 from typing import Any, Final
 
 from compiler import IdentityMemo, holds
-from compiler.classad import ClassAd, evaluate
+from compiler.classad import PLAIN_TYPES, ClassAd, evaluate
 from compiler.classad.ast import NODE_TYPES, AttrRef, Call, Expr, Select, Subscript, walk
 from compiler.spec import Action, EraSpec, Pair
 from runtime.ads import (
@@ -199,7 +199,6 @@ _PLAIN_CALLS = frozenset(
 )
 #: Names that, alone, stand for an ad (`MY`, `TARGET`, ...): an ad seen as a value.
 _AD_NAMES = frozenset({"my", "self", "target", "other", "parent"})
-_PLAIN = frozenset({bool, int, float, str})
 _NODES = NODE_TYPES
 
 
@@ -240,7 +239,7 @@ def _reading(
                     target = True
                 if type(raw) in _NODES:
                     todo.append(raw)
-                elif raw is not None and type(raw) not in _PLAIN:
+                elif raw is not None and type(raw) not in PLAIN_TYPES:
                     return None
             elif type(node) is Select:
                 seen.add(node.key)
@@ -279,7 +278,7 @@ def constant_value(ad: ClassAd, name: str) -> Any:
             found = evaluate(raw, ad, None) if reads_nothing(raw) else NOT_CONSTANT
             _CONSTANTS.put(raw, found)
         raw = found
-    return raw if raw is None or type(raw) in _PLAIN else NOT_CONSTANT
+    return raw if raw is None or type(raw) in PLAIN_TYPES else NOT_CONSTANT
 
 
 def reads_no_target(expr: Expr, ad: Mapping[str, Any]) -> bool:
@@ -600,7 +599,7 @@ class AdBuilder:
             raw = lowered.get(key)
             if type(raw) in _NODES:
                 exprs.append(raw)
-            elif raw is not None and type(raw) not in _PLAIN:
+            elif raw is not None and type(raw) not in PLAIN_TYPES:
                 return None
         for expr in exprs:
             found = _reading(expr, lowered)
@@ -674,7 +673,7 @@ class AdBuilder:
             theirs = target.lowered()
             for name in names:
                 raw = theirs.get(name)
-                if raw is not None and type(raw) not in _PLAIN:
+                if raw is not None and type(raw) not in PLAIN_TYPES:
                     return None
         return plan
 
@@ -727,7 +726,7 @@ class AdBuilder:
                     clocked = clock_quantities(record, pair, now)
                 value = clocked[live.moving[i - nread][1].quantity]
             if was is not value and (type(was) is not type(value) or was != value):
-                if type(value) not in _PLAIN:
+                if type(value) not in PLAIN_TYPES:
                     return False
                 changes.append((i, name, value))
         ad = live.ad
@@ -776,7 +775,7 @@ class AdBuilder:
             clocked = clock_quantities(record, pair, now)
             moved += [(n, clocked[m.quantity]) for n, m in live.moving]
         changed = _changes(live.moved, moved)
-        if any(type(value) not in _PLAIN for _, value in changed):
+        if any(type(value) not in PLAIN_TYPES for _, value in changed):
             return self._fresh(record, pair, now, dict(live.given), sensors)  # analysed anew
         live.moved = moved
         ad = _set(live.ad, changed, False)
@@ -932,12 +931,12 @@ class AdBuilder:
         # layout's names: the record's times and the like)
         for i in compress(range(len(template)), map(is_not, template, was_template)):
             value, was = template[i], was_template[i]
-            if type(value) not in _PLAIN or type(was) not in _PLAIN:
+            if type(value) not in PLAIN_TYPES or type(was) not in PLAIN_TYPES:
                 return None  # an expression or a marker of its own: analysed afresh
             if type(value) is not type(was) or value != was:
                 changes.append((live.shown[i], value))
         moved = _moved(live.read, live.moving, record, pair, now, sensors)
-        if not _PLAIN.issuperset(map(type, map(_VALUE, moved))):
+        if not PLAIN_TYPES.issuperset(map(type, map(_VALUE, moved))):
             return None
         ad = live.ad.copy()
         _set(ad, changes, False)
@@ -1051,7 +1050,7 @@ class AdBuilder:
             moved += [(n, clocked[m.quantity]) for n, m in live.moving]
         changed = _changes(live.moved, moved)
         if live.shared:
-            if any(type(value) not in _PLAIN for _, value in changed):
+            if any(type(value) not in PLAIN_TYPES for _, value in changed):
                 return self._fresh(record, pair, now, overrides, sensors)  # analysed anew
             return self._refresh_shared(live, now, overrides, moved, changed, copy)
         live.moved = moved

@@ -11,7 +11,8 @@ Many ads at once (a pool's slots): `Columns` and `compile_columns` (one expressi
 every ad, column-wise), and for matchmaking one ad against them `symmetric_matches`,
 `requirements_accept`, `rows_accept`, `of_other` (an expression of the one ad against
 each of them) and `own_expression`; `evaluate_attribute` (an attribute of an ad); `truth`
-(what `&&`, `||`, `!` and `?:` make of an operand).
+(what `&&`, `||`, `!` and `?:` make of an operand); `PLAIN_TYPES` (the Python values an
+ad stores that are their own value).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -44,10 +45,11 @@ if TYPE_CHECKING:
     from compiler.classad.operators import truth
     from compiler.classad.parser import parse
     from compiler.classad.scope import ClassAd, release_retired
-    from compiler.classad.values import ERROR, UNDEFINED, AbsTime, RelTime, to_bytes
+    from compiler.classad.values import ERROR, PLAIN_TYPES, UNDEFINED, AbsTime, RelTime, to_bytes
 
 __all__ = [
     "ERROR",
+    "PLAIN_TYPES",
     "UNDEFINED",
     "AbsTime",
     "ClassAd",
@@ -109,6 +111,7 @@ _HOMES = {
     "ClassAd": "compiler.classad.scope",
     "release_retired": "compiler.classad.scope",
     "ERROR": "compiler.classad.values",
+    "PLAIN_TYPES": "compiler.classad.values",
     "UNDEFINED": "compiler.classad.values",
     "AbsTime": "compiler.classad.values",
     "RelTime": "compiler.classad.values",

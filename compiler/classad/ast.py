@@ -367,6 +367,9 @@ Expr: TypeAlias = (
     | Elvis
 )
 LITERAL_TYPES = (Integer, Real, String, Boolean, UndefinedLit, ErrorLit)
+#: The literals whose `value` is what evaluating them gives (the others are UNDEFINED
+#: and ERROR).
+VALUE_LITERALS: frozenset[type] = frozenset({Integer, Real, String, Boolean})
 #: Every node type, for `isinstance` checks that separate expressions from values.
 EXPR_TYPES = (
     *LITERAL_TYPES,

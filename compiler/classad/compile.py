@@ -31,6 +31,7 @@ from typing import Any, Final
 
 from compiler.classad import ast
 from compiler.classad import operators as ops
+from compiler.classad.ast import VALUE_LITERALS
 from compiler.classad.deep import call_deep
 from compiler.classad.evaluator import (
     TEXT_ARGUMENTS,
@@ -62,7 +63,7 @@ from compiler.classad.scope import (
     to_runtime,
     top_scopes,
 )
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, PLAIN_TYPES, UNDEFINED
 from compiler.identity import IdentityMemo
 
 Value = Any
@@ -86,8 +87,6 @@ Fn = Callable[[Scope, Runtime], Value]
 
 # ---- attribute values -------------------------------------------------------------
 
-_PLAIN: Final = frozenset({bool, int, float, str})
-_LITERAL_VALUE: Final = frozenset({ast.Integer, ast.Real, ast.String, ast.Boolean})
 _EXPR_TYPES: Final = ast.NODE_TYPES
 _CACHE_LIMIT = 200_000
 _closures: IdentityMemo[ast.Expr, Fn] = IdentityMemo(_CACHE_LIMIT)
@@ -102,9 +101,9 @@ def compiled(node: ast.Expr) -> Fn:
 def attr_value(scope: Scope, key: str, raw: Raw, rt: Runtime) -> Value:
     """Value of an attribute found in `scope` (UNDEFINED when it is part of a cycle)."""
     t = type(raw)
-    if t in _PLAIN:
+    if t in PLAIN_TYPES:
         return raw
-    if t in _LITERAL_VALUE:
+    if t in VALUE_LITERALS:
         return raw.value
     if t not in _EXPR_TYPES:
         return to_runtime(raw, scope)
@@ -138,7 +137,7 @@ def _lookup(key: str, name: str | None = None) -> Fn:
             else:
                 raw = current.attrs.get(key, _MISSING)
             if raw is not _MISSING:
-                if type(raw) in _PLAIN:
+                if type(raw) in PLAIN_TYPES:
                     return raw
                 return attr_value(current, key, raw, rt)
             current = current.parent
@@ -170,7 +169,7 @@ def _fold(fn: Fn, *parts: Fn) -> Fn:
     """`fn` replaced by its value when every part is constant (no attribute, no call)."""
     if all(constant_value(p) is not _MISSING for p in parts):
         value = fn(Scope({}), Runtime(function_context(0)))
-        if type(value) in _PLAIN or value is UNDEFINED or value is ERROR:
+        if type(value) in PLAIN_TYPES or value is UNDEFINED or value is ERROR:
             return _constant(value)
     return fn
 
@@ -300,7 +299,7 @@ def _or(left: Fn, right: Fn) -> Fn:
 
 
 def _identity_scalar(value: Value) -> bool:
-    return value is UNDEFINED or value is ERROR or type(value) in _PLAIN
+    return value is UNDEFINED or value is ERROR or type(value) in PLAIN_TYPES
 
 
 def _binary(node: ast.Binary) -> Fn:
@@ -391,7 +390,7 @@ def _attr(node: ast.AttrRef) -> Fn:
             while current is not None:
                 raw = find_raw(current, key, name)
                 if raw is not _MISSING:
-                    if type(raw) in _PLAIN:
+                    if type(raw) in PLAIN_TYPES:
                         return raw
                     return attr_value(current, key, raw, rt)
                 current = current.parent
@@ -579,7 +578,7 @@ class _Source:
             "UNDEFINED": UNDEFINED,
             "ERROR": ERROR,
             "M": _MISSING,
-            "PLAIN": _PLAIN,
+            "PLAIN": PLAIN_TYPES,
             "truth": ops.truth,
             "choose": choose,
             "wrap64": ops.wrap64,
@@ -945,7 +944,7 @@ class CompiledExpr:
         #: MaxJobRetirementTime or RANK is often a number, evaluated in every new ad
         self.constant = (
             constant
-            if type(constant) in _PLAIN or constant is UNDEFINED or constant is ERROR
+            if type(constant) in PLAIN_TYPES or constant is UNDEFINED or constant is ERROR
             else _MISSING
         )
         #: (thread, my, target, MY scope, plain-dict views): see `_scopes`.
@@ -991,7 +990,7 @@ class CompiledExpr:
             self._warm()
         try:
             value = self.fn(mine, rt)
-            if value is True or value is False or type(value) in _PLAIN:
+            if value is True or value is False or type(value) in PLAIN_TYPES:
                 return value
             if value is UNDEFINED or value is ERROR:
                 return value

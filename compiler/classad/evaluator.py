@@ -41,7 +41,7 @@ from compiler.classad.scope import (
     top_scopes,
 )
 from compiler.classad.unparse import format_value, unparse_classad_style
-from compiler.classad.values import ERROR, UNDEFINED
+from compiler.classad.values import ERROR, PLAIN_TYPES, UNDEFINED
 
 Value = Any
 #: A clock: epoch seconds (a simulated clock may give a float), or a function giving them.
@@ -206,11 +206,8 @@ def call_builtin(
         return ERROR
     if prepare is not None:
         args = prepare(args)
-    public = [a if type(a) in _PLAIN else to_python(a, evaluate) for a in args]
+    public = [a if type(a) in PLAIN_TYPES else to_python(a, evaluate) for a in args]
     return to_runtime(impl(public, ctx), scope)
-
-
-_PLAIN = frozenset({bool, int, float, str})
 
 
 class Interpreter:

@@ -43,6 +43,10 @@ class _Singleton:
 UNDEFINED: Final = _Singleton("UNDEFINED")
 ERROR: Final = _Singleton("ERROR")
 
+#: The Python values an ad may store that are their own value when evaluated (exact
+#: types: a bool is not an int here). Tested by `type(v) in PLAIN_TYPES` in hot code.
+PLAIN_TYPES: Final = frozenset({bool, int, float, str})
+
 
 class AbsTime(msgspec.Struct, frozen=True):
     """An absolute time value (`absTime(...)`, `currentTime()`): an instant and the time

@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from compiler import IdentityMemo, holds
-from compiler.classad import ERROR, truth
+from compiler.classad import ERROR, PLAIN_TYPES, truth
 from compiler.classad import ast as A
 from compiler.machine import GuardCondition, pair_name
 from runtime.ads import eval_context
@@ -57,10 +57,6 @@ _DAY_NAMES: Final = frozenset({"clockmin", "clockday"})
 _TIMED: Final = frozenset({"retirementexpired", "claimworklifeexpired"})
 _COMPARE: Final = frozenset({"<", "<=", ">", ">=", "==", "!=", "=?=", "=!="})
 _LITERALS: Final = frozenset(A.LITERAL_TYPES)
-#: the literals whose `value` is what evaluating them gives (`_Guard.value`)
-_VALUED: Final = frozenset({A.Integer, A.Real, A.String, A.Boolean})
-#: the plain values an ad stores that evaluating a reference to them gives as they are
-_PLAIN: Final = frozenset({bool, int, float, str})
 
 
 class _Moving(Exception):
@@ -328,11 +324,11 @@ class _Guard:
         return value
 
     def value(self, node: A.Expr) -> Any:
-        if type(node) in _VALUED:
+        if type(node) in A.VALUE_LITERALS:
             return node.value  # type: ignore[union-attr]  # a literal's value, evaluated
         if type(node) is A.AttrRef and node.scope in (None, "MY"):
             stored = self.view.my.get(node.key)
-            if type(stored) in _PLAIN:
+            if type(stored) in PLAIN_TYPES:
                 return stored  # a plain value the slot's own ad holds: the evaluator's
         key = (id(node), id(self.target))
         values = self.view.values

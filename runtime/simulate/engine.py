@@ -151,13 +151,11 @@ class SlotRun:
     version: int = 0
     #: trace time before which no evaluation pass of the slot can fire (horizon)
     quiet: float = 0.0
-    #: the last `HeldSlot` made of the slot, with what it was made of and how long it
-    #: holds: (ad, record, the typed sensor values `AdBuilder.steady` gave, the held
-    #: slot, `version` then, time() of the owner's next sensor change then, the SNAPSHOT's
-    #: machine entry of the held slot)
-    held: (
-        tuple[Any, Any, tuple[Any, ...], HeldSlot | None, int, float, dict[str, Any] | None] | None
-    ) = None
+    #: the last SNAPSHOT machine entry made of the slot as a `HeldSlot` (None: none could
+    #: be), with what it was made of and how long it holds: (ad, record, the typed sensor
+    #: values `AdBuilder.steady` gave, the entry, `version` then, time() of the owner's
+    #: next sensor change then)
+    held: tuple[Any, Any, tuple[Any, ...], dict[str, Any] | None, int, float] | None = None
     #: the last `UnmatchableSlot` made of the slot, with the record and pair it holds
     #: for and the trace time it holds until
     out: tuple[Any, Any, float, UnmatchableSlot] | None = None
@@ -775,21 +773,18 @@ class Simulation:
         owner is there), its ad built only when the proof runs out. Naive stepping (the
         reference) builds every ad."""
         machines = []
-        now = self.epoch + self.now
         for run in self.slots:
-            kept = run.held
-            if kept is not None and kept[4] == run.version and now < kept[5] and kept[6]:
-                # `_held`'s first case, inline (most slots of a busy pool, every cycle):
-                # nothing reached the slot since, and its entry is the same
-                machines.append(kept[6])
-                continue
-            held = None if self.naive else self._held(run) or self._unmatchable(run)
-            machines.append(
-                {"name": run.name, "_held": held}
-                if held is not None
-                # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies it
-                else {"name": run.name, "ad": self._ad_now(run), "_parsed": True}
-            )
+            # (a held slot nothing reached since the last cycle: the same entry again)
+            entry = None if self.naive else self._held(run)
+            if entry is None:
+                out = None if self.naive else self._unmatchable(run)
+                entry = (
+                    {"name": run.name, "_held": out}
+                    if out is not None
+                    # the slot's own ad, not `Slot.ad`'s copy: negotiate_snapshot copies it
+                    else {"name": run.name, "ad": self._ad_now(run), "_parsed": True}
+                )
+            machines.append(entry)
             release_retired()
         submitters = []
         #: the jobs the cycle asks for (`_Offered`), by id
@@ -812,10 +807,11 @@ class Simulation:
         run.slot.advance(self.now, inclusive=False)
         return run.slot.eval_ad()
 
-    def _held(self, run: SlotRun) -> HeldSlot | None:
-        """The claimed slot as a `HeldSlot` when its last built ad is still right in what
-        the cycle reads of it alone (`AdBuilder.steady`) and its RANK reads nothing; None
-        otherwise (its ad is built)."""
+    def _held(self, run: SlotRun) -> dict[str, Any] | None:
+        """The claimed slot's SNAPSHOT entry as a `HeldSlot` when its last built ad is
+        still right in what the cycle reads of it alone (`AdBuilder.steady`) and its RANK
+        reads nothing; None otherwise (its ad is built). The same entry while the held
+        slot is the same (most slots of a busy pool, every cycle)."""
         now = self.epoch + self.now
         kept = run.held
         if kept is not None and kept[4] == run.version and now < kept[5]:
@@ -836,12 +832,12 @@ class Simulation:
         change = run.sensors.next_change(now)
         until = math.inf if change is None else change
         if kept is not None and kept[0] is ad and kept[1] is record and kept[2] == values:
-            held, entry = kept[3], kept[6]  # made of the same: the same
+            entry = kept[3]  # made of the same: the same
         else:
             held = self._make_held(run, ad)
             entry = None if held is None else {"name": run.name, "_held": held}
-        run.held = (ad, record, values, held, run.version, until, entry)
-        return held
+        run.held = (ad, record, values, entry, run.version, until)
+        return entry
 
     def _unmatchable(self, run: SlotRun) -> UnmatchableSlot | None:
         """The unclaimed slot as an `UnmatchableSlot` when no job can match it now: its

@@ -663,9 +663,11 @@ def test_a_held_slot_is_made_again_once_its_owner_is_back() -> None:
             if change is None:
                 continue
             sim.now = change - sim.epoch + 1.0  # the owner moved; no event reached the slot
-            kept = sim._held(run)
+            kept_entry = sim._held(run)
             run.held = None
-            fresh = sim._held(run)
+            fresh_entry = sim._held(run)
+            kept = None if kept_entry is None else kept_entry["_held"]
+            fresh = None if fresh_entry is None else fresh_entry["_held"]
             assert (kept is None) == (fresh is None)
             if kept is not None and fresh is not None:
                 assert kept.facts == fresh.facts

@@ -182,11 +182,31 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     [
         ({"machines": [{"name": "s", "ad": {"Memory": "1 +"}}]}, "machines[0].ad.Memory"),
         ({"machines": [], "submitters": [{"rup": 1}]}, "submitters[0]"),
+        ({"machines": [{"name": "s", "ad": {}}, "slot2"]}, "machines[1] must be a mapping"),
+        ({"machines": [{"name": "s", "ad": {}}, {"ad": {}}]}, "machines[1] must be a mapping"),
+        # the entries in order: the first one's ad is named before the second's form
+        ({"machines": [{"name": "s", "ad": {"Memory": "1 +"}}, 7]}, "machines[0].ad.Memory"),
     ],
 )
 def test_bad_snapshots(doc: dict[str, Any], message: str) -> None:
     with pytest.raises(SnapshotError, match=message.replace("[", r"\[").replace("]", r"\]")):
         negotiate_snapshot(doc, semantics="code")
+
+
+def test_machine_entries_may_be_any_mappings() -> None:
+    """A machine entry that is a mapping but not a dict (read-only views, say) is read
+    like a dict; the cycle is the same."""
+    from types import MappingProxyType
+
+    document = {
+        "config": "",
+        "machines": [_slot("slot1@m"), _slot("slot2@m", Memory="512")],
+        "submitters": [_submitter("a@x", 5, _jobs("a", 2))],
+    }
+    viewed = {**document, "machines": [MappingProxyType(m) for m in document["machines"]]}
+    whole = negotiate_snapshot(document, semantics="code").to_json()
+    assert [m["slot"] for m in whole["matches"]] == ["slot1@m", "slot2@m"]
+    assert negotiate_snapshot(viewed, semantics="code").to_json() == whole
 
 
 def test_a_snapshot_from_dumps(capsys: pytest.CaptureFixture[str]) -> None:

@@ -808,10 +808,11 @@ class Simulation:
         return run.slot.eval_ad()
 
     def _held(self, run: SlotRun) -> dict[str, Any] | None:
-        """The claimed slot's SNAPSHOT entry as a `HeldSlot` when its last built ad is
-        still right in what the cycle reads of it alone (`AdBuilder.steady`) and its RANK
-        reads nothing; None otherwise (its ad is built). The same entry while the held
-        slot is the same (most slots of a busy pool, every cycle)."""
+        """The claimed slot's SNAPSHOT entry as a `HeldSlot` when its ad (the last one
+        built, else one built now) is right in what the cycle reads of it alone
+        (`AdBuilder.steady`) and its RANK reads nothing; None otherwise (the cycle
+        reads its ad). The same entry while the held slot is the same (most slots of a
+        busy pool, every cycle)."""
         now = self.epoch + self.now
         kept = run.held
         if kept is not None and kept[4] == run.version and now < kept[5]:
@@ -827,7 +828,16 @@ class Simulation:
         record = slot.record
         steady = slot.ads.steady(record, pair, now, SLOT_ALONE)
         if steady is None:
-            return None
+            # the last ad built is not right now (none was built since the slot was
+            # suspended, say, or its owner's load moved CpuBusy): built now, as the
+            # cycle would build it for a claimed slot not held, and asked again
+            self._ad_now(run)
+            record, pair = slot.record, slot.pair
+            if pair.state not in ("Claimed", "Preempting"):
+                return None
+            steady = slot.ads.steady(record, pair, now, SLOT_ALONE)
+            if steady is None:
+                return None
         ad, values = steady
         change = run.sensors.next_change(now)
         until = math.inf if change is None else change

@@ -605,12 +605,14 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
     `AdBuilder.steady`, or the entry as it was when nothing reached the slot since) has
     the claim facts, holder and ranks its ad built at that instant has, and building
     that ad does not move the CpuBusy latch: owners typing and loading the desktops now
-    and then, jobs starting and ending."""
+    and then, jobs starting and ending. A slot suspended since the last cycle (whose ad
+    nothing built since) is held too, its ad built for the cycle."""
     from compiler.classad import evaluate_attribute
     from runtime.pool import HeldSlot, claim_facts, remote_user
 
     checked: list[str] = []
     kept: list[str] = []
+    suspended: list[bool] = []
     last: dict[str, Any] = {}
     original = Simulation._snapshot
 
@@ -619,6 +621,8 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
         runs = {run.name: run for run in self.slots}
         for entry in document["machines"]:
             found = entry.get("_held")
+            if runs[entry["name"]].slot.pair_tuple() == ("Claimed", "Suspended"):
+                suspended.append(type(found) is HeldSlot)
             if type(found) is not HeldSlot:
                 continue
             if last.get(entry["name"]) is entry:
@@ -639,30 +643,33 @@ def test_a_held_slot_is_what_its_ad_built_now_says(monkeypatch: pytest.MonkeyPat
     _run(_busy_desktops(6, 8, hours=12))
     assert len(checked) > 200
     assert len(kept) > 50
+    assert len(suspended) > 10 and all(suspended)
 
 
 def test_a_held_slot_is_made_again_once_its_owner_is_back() -> None:
     """A held slot kept since nothing reached the slot (`Simulation._held`) is handed
     over again only while its owner's sensors read what they read when it was made:
     asked again just after each claimed slot's owner next sits down or leaves, before
-    the slot itself sees it, it is what a held slot made afresh then is (none, when the
-    owner's load moves what CpuBusy reads)."""
+    the slot itself sees it, it is made again (its ad built then, when the owner's load
+    moves what CpuBusy reads), and it is what a held slot made afresh then is."""
     owner = _owner(0, 24, 12, 20, 1.0)
     pool = _pool([{"name": "desk", "count": 8, "startd": "use POLICY : Desktop\n", "owner": owner}],
                  [{"user": "ann@x", "count": 30, "run_minutes": {"mean": 300}}],
                  config="PREEMPTION_REQUIREMENTS = False\n", hours=6)  # fmt: skip
-    sim = Simulation(pool)
-    compared = 0
+    made_again = 0
     for hour in range(1, 6):
+        sim = Simulation(pool)  # (each check below moves a slot on: a new run each hour)
         sim.run(hour * 3600.0)
         now = sim.now
         for run in sim.slots:
-            if sim._held(run) is None:  # kept now
+            before = sim._held(run)
+            if before is None:
                 continue
             change = run.sensors.next_change(sim.epoch + now)
             if change is None:
                 continue
             sim.now = change - sim.epoch + 1.0  # the owner moved; no event reached the slot
+            built = run.slot.ads.live.ad
             kept_entry = sim._held(run)
             run.held = None
             fresh_entry = sim._held(run)
@@ -672,9 +679,9 @@ def test_a_held_slot_is_made_again_once_its_owner_is_back() -> None:
             if kept is not None and fresh is not None:
                 assert kept.facts == fresh.facts
                 assert (kept.holder, kept.rank) == (fresh.holder, fresh.rank)
-            compared += fresh is None
+            made_again += kept_entry is not before and run.slot.ads.live.ad is not built
             sim.now = now
-    assert compared > 3
+    assert made_again > 3
 
 
 def test_the_horizon_reads_the_later_ad_without_building_it(

@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter
 from typing import Any, Final
 
@@ -55,9 +55,10 @@ from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_ta
 _PAIR_NAME = attrgetter("pair_name")
 
 
-def _charged(name: str) -> bool:
-    """Whether the pair named `name` holds a claim the accountant charges."""
-    return name.startswith(("Claimed/", "Preempting/"))
+#: The pairs (their names begin so) whose claim the accountant charges.
+_CHARGED = ("Claimed/", "Preempting/")
+#: A slot's claim user (`SlotRun.claim_user`)
+_CLAIM_USER = attrgetter("claim_user")
 
 
 #: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
@@ -729,12 +730,9 @@ class Simulation:
         # pool of 10,000 reaching every slot object was most of the cost)
         names = list(map(_PAIR_NAME, self._models))
         by_pair = Counter(names)
-        usage: dict[str, float] = {}
-        slots = self.slots
-        for index in compress(range(len(names)), map(_charged, names)):
-            user = slots[index].claim_user
-            if user:
-                usage[user] = usage.get(user, 0.0) + 1.0
+        charged = compress(self.slots, map(str.startswith, names, repeat(_CHARGED)))
+        claims = Counter(map(_CLAIM_USER, charged))  # (each claim counts one slot)
+        usage = {user: float(count) for user, count in claims.items() if user}
         return dict(by_pair), usage
 
     def _update_priorities(self, usage: Mapping[str, float]) -> None:

@@ -827,3 +827,29 @@ def test_a_run_carried_on_past_the_pools_hours_is_the_longer_run() -> None:
     carried = short.run(3 * 3600)
     whole = Simulation(_busy_desktops(6, 20, hours=3)).run(3 * 3600)
     assert carried.transitions and carried.transitions == whole.transitions
+
+
+def test_the_census_counts_every_slot_and_charges_each_claim_one_slot() -> None:
+    """`Simulation._census` at every negotiation cycle of busy desktops: the slots by
+    "State/Activity" are every slot's pair, and the usage charged to a user is the
+    number of slots Claimed or Preempting with a claim of theirs (counted here slot by
+    slot from the slots themselves)."""
+    sim = Simulation(_busy_desktops(6, 8, hours=6))
+    seen: list[dict[str, float]] = []
+    original = sim._census
+
+    def census() -> tuple[dict[str, int], dict[str, float]]:
+        by_pair, usage = original()
+        pairs = [f"{run.slot.pair.state}/{run.slot.pair.activity}" for run in sim.slots]
+        assert by_pair == {name: pairs.count(name) for name in set(pairs)}
+        claims: dict[str, float] = {}
+        for run in sim.slots:
+            if run.slot.pair.state in ("Claimed", "Preempting") and run.claim_user:
+                claims[run.claim_user] = claims.get(run.claim_user, 0.0) + 1.0
+        assert usage == claims and all(type(v) is float for v in usage.values())
+        seen.append(usage)
+        return by_pair, usage
+
+    sim._census = census  # type: ignore[method-assign]
+    sim.run(6 * 3600.0)
+    assert len(seen) > 50 and any(len(usage) == 2 for usage in seen)

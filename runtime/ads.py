@@ -31,7 +31,15 @@ from compiler.classad import (
 )
 from compiler.classad.ast import Expr
 from compiler.slots import naming
-from compiler.spec import Action, CpuBusyRule, EraSpec, Pair, RetirementRule, VacateRule
+from compiler.spec import (
+    CLAIM_STATES,
+    Action,
+    CpuBusyRule,
+    EraSpec,
+    Pair,
+    RetirementRule,
+    VacateRule,
+)
 
 #: Activities whose time counts as job run time (Claim::getJobTotalRunTime).
 RUN_ACTIVITIES = ("Busy", "Retiring")
@@ -593,7 +601,7 @@ def ad_layout(
                     ad[helper] = expr
     if state.requirements_hidden:
         ad["Requirements"] = False
-    if state.job is not None and pair.state in ("Claimed", "Preempting"):
+    if state.job is not None and pair.state in CLAIM_STATES:
         owner = state.job.get("Owner", state.job.get("User"))
         if owner is not None:
             ad["RemoteOwner"] = owner

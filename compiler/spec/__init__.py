@@ -7,7 +7,7 @@ transition rule of its own and evaluates nothing.
 Public API
 ----------
 `load_spec(era, semantics="manual") -> EraSpec` (cached); `ERAS`; `DEFAULT_ERA` (the
-newest); `SEMANTICS`;
+newest); `SEMANTICS`; `CLAIM_STATES` (the states in which a slot holds a claim);
 `spec_differences(era) -> list[Difference]` (everything that differs between the manual
 and the code semantics, with the reference's D-number); `load_spec_file(path, semantics)`
 (any era file, its vocabulary being base.yaml next to it); `SpecError(PolicyError)`: every
@@ -116,6 +116,7 @@ How the runtime drives a slot (no rule lives in runtime code)
 """
 
 from compiler.spec.ir import (
+    CLAIM_STATES,
     CPU_BUSY_QUANTITIES,
     EVENT_KINDS,
     POLICY_KINDS,
@@ -148,6 +149,7 @@ from compiler.spec.load import load_spec, load_spec_file, spec_differences
 from compiler.spec.read import DEFAULT_ERA, ERAS, SEMANTICS, SpecError, guard_names
 
 __all__ = [
+    "CLAIM_STATES",
     "CPU_BUSY_QUANTITIES",
     "DEFAULT_ERA",
     "ERAS",

@@ -23,6 +23,10 @@ VARIANT_UNIVERSES: dict[str, int] = {"_VANILLA": 5, "_VM": 13}
 POLICY_KINDS: tuple[str, ...] = ("policy", "immediate")
 #: Trigger kinds fired by a named event (DESIGN.md trace events).
 EVENT_KINDS: tuple[str, ...] = ("protocol", "command")
+#: The states in which a slot holds a claim, its job running, suspended or being
+#: vacated: a row leaving one reads the job by default (`against`), the accountant
+#: charges the claim, a negotiation cycle may preempt it.
+CLAIM_STATES: tuple[str, ...] = ("Claimed", "Preempting")
 
 
 class Pair(msgspec.Struct, frozen=True):

@@ -85,7 +85,6 @@ PUBLISH_KEYS = ("states", "attribute", "value", "note", "semantics", "difference
 EFFECT_KEYS = ("event", "from", "how", "actions", "semantics")
 TRIGGER_KINDS = ("policy", "timer", "protocol", "command", "immediate")
 AGAINST = ("local", "job", "preempting_job")
-JOB_STATES = frozenset({"Claimed", "Preempting"})
 
 
 class SpecError(PolicyError):

@@ -16,14 +16,13 @@ from msgspec.structs import replace
 
 from compiler.errors import PolicyError, close_matches
 from compiler.spec import checks, ir
-from compiler.spec.ir import Action, ActivityChoice, Citation, Pair, Trigger
+from compiler.spec.ir import CLAIM_STATES, Action, ActivityChoice, Citation, Pair, Trigger
 from compiler.spec.read import (
     AGAINST,
     CHOICE_ENTRY_KEYS,
     CHOICE_KEYS,
     CITATION_KEYS,
     EFFECT_KEYS,
-    JOB_STATES,
     LETTER_KEYS,
     PAIR_KEYS,
     POLICY_KEYS,
@@ -350,7 +349,7 @@ class Resolver:
                 self.err(file, f"{path}.guard", f"a {kind} trigger needs a guard")
             if not isinstance(order, int):
                 self.err(file, f"{path}.order", f"a {kind} trigger needs an integer order")
-        against = data.get("against", "job" if source.state in JOB_STATES else "local")
+        against = data.get("against", "job" if source.state in CLAIM_STATES else "local")
         check_known(self.errors, file, f"{path}.against", "context", against, AGAINST)
         activity = data.get("activity")
         if activity is not None:

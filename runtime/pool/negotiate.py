@@ -30,6 +30,7 @@ from compiler import yamlcache
 from compiler.classad import UNDEFINED, ClassAd, evaluate, parse
 from compiler.classad import ast as A
 from compiler.errors import PolicyError
+from compiler.spec import CLAIM_STATES
 from runtime.pool.groups import assigned_group
 from runtime.pool.matchlist import REMOTE_USER_ATTRIBUTES, MatchRules, Pool, remote_user
 
@@ -312,7 +313,7 @@ def claim_facts(ad: Mapping[str, Any]) -> ClaimFacts:
     """The slot's state, claim holder and weight (SlotWeight, else Cpus), each read once."""
     state = _attr(ad, "State")
     user = None
-    if state in ("Claimed", "Preempting"):
+    if state in CLAIM_STATES:
         for name in ("AccountingGroup", "RemoteUser"):
             found = _attr(ad, name)
             if isinstance(found, str):
@@ -591,7 +592,7 @@ def negotiate_snapshot(
 
     def eligible(slot: _Slot) -> bool:
         state = slot.state
-        if state in ("Claimed", "Preempting") and not consider:
+        if state in CLAIM_STATES and not consider:
             return False
         if not early and not rules.keep_retiring_slots:
             retire = _number(_attr(slot.ad, "RetirementTimeRemaining"), 0.0)
@@ -871,7 +872,7 @@ class _Reach:
     holders: dict[str, bool] = field(default_factory=dict)
 
     def __call__(self, held: HeldSlot) -> bool:
-        if held.facts.state not in ("Claimed", "Preempting"):
+        if held.facts.state not in CLAIM_STATES:
             return True
         if not self.consider:
             return False  # `eligible` keeps no claimed slot

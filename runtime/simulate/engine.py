@@ -45,7 +45,14 @@ from typing import Any, Final
 from compiler.classad import ast as A
 from compiler.classad import release_retired, truth
 from compiler.classad.ast import NODE_TYPES
-from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, remote_user
+from compiler.spec import CLAIM_STATES
+from runtime.pool import (
+    SLOT_ALONE,
+    HeldSlot,
+    UnmatchableSlot,
+    claim_facts,
+    remote_user,
+)
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
@@ -56,7 +63,7 @@ _PAIR_NAME = attrgetter("pair_name")
 
 
 #: The pairs (their names begin so) whose claim the accountant charges.
-_CHARGED = ("Claimed/", "Preempting/")
+_CHARGED = tuple(f"{state}/" for state in CLAIM_STATES)
 #: A slot's claim user (`SlotRun.claim_user`)
 _CLAIM_USER = attrgetter("claim_user")
 
@@ -534,7 +541,7 @@ class Simulation:
             run.job = None
         self._send(run, "starter_exit", cause="starter_exit")
         self._maybe_activate(index)
-        if run.slot.pair.state not in ("Claimed", "Preempting", "Matched"):
+        if run.slot.pair.state not in (*CLAIM_STATES, "Matched"):
             run.claim_user = run.claim_stream = None
 
     def _take(self, job: SimJob, index: int) -> None:
@@ -821,7 +828,7 @@ class Simulation:
             return kept[3]
         slot = run.slot
         pair = slot.pair
-        if pair.state not in ("Claimed", "Preempting"):
+        if pair.state not in CLAIM_STATES:
             return None
         record = slot.record
         steady = slot.ads.steady(record, pair, now, SLOT_ALONE)
@@ -831,7 +838,7 @@ class Simulation:
             # cycle would build it for a claimed slot not held, and asked again
             self._ad_now(run)
             record, pair = slot.record, slot.pair
-            if pair.state not in ("Claimed", "Preempting"):
+            if pair.state not in CLAIM_STATES:
                 return None
             steady = slot.ads.steady(record, pair, now, SLOT_ALONE)
             if steady is None:
@@ -862,10 +869,10 @@ class Simulation:
         if kept is not None and kept[0] is record and kept[1] == pair and self.now < kept[2]:
             return kept[3]
         run.out = None
-        if pair.state in ("Claimed", "Preempting"):
+        if pair.state in CLAIM_STATES:
             return None
         ad = self._ad_now(run)  # (the slot brought to now: nothing was due before)
-        if slot.pair.state in ("Claimed", "Preempting"):
+        if slot.pair.state in CLAIM_STATES:
             return None
         lowered = ad.lowered()
         requirements = lowered.get("requirements")

@@ -28,7 +28,7 @@ from typing import Any
 
 from compiler import Settings, StateTable
 from compiler.machine import trigger_name
-from compiler.spec import EVENT_KINDS, EraSpec, Pair
+from compiler.spec import EVENT_KINDS, EraSpec, Event, Pair
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +58,8 @@ class Engine:
         default_factory=dict
     )
     timers: Mapping[tuple[Pair, str], tuple[str, ...]] = field(default_factory=dict)
+    #: the era's events (DESIGN.md event names) by name
+    known_events: Mapping[str, Event] = field(default_factory=dict)
 
     @classmethod
     def for_table(cls, table: StateTable) -> Engine:
@@ -84,6 +86,7 @@ class Engine:
             MappingProxyType(entries),
             MappingProxyType({k: tuple(v) for k, v in events.items()}),
             MappingProxyType({k: tuple(v) for k, v in timers.items()}),
+            MappingProxyType({event.name: event for event in table.spec.events}),
         )
 
     @property

@@ -373,7 +373,7 @@ class Slot:
 
         An omitted `how` is the HTCondor tool's default (the spec's `default_how`). What
         the event did is appended to `handled`: the transition it fired, or why none."""
-        known = {e.name: e for e in self.spec.events}
+        known = self.engine.known_events
         if event not in known:
             raise SlotError(
                 f"unknown event {event!r} (known: {', '.join(sorted(known))})", file="<event>"

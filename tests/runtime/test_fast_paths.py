@@ -113,6 +113,9 @@ def test_engine_indexes_equal_the_row_scans(era: str, semantics: str) -> None:
         assert entry.evaluate == spec.evaluate_on_entry
         assert entry.immediate == tuple(f"{s.transition}#{s.trigger}" for s in spec.immediate)
     assert checked > 0  # the index is not trivially empty
+    for event in sorted(events):  # the events by name: each the spec's of that name
+        found = [e for e in table.spec.events if e.name == event]
+        assert engine.known_events.get(event) == (found[0] if found else None)
 
 
 def _shown(ad: Mapping[str, Any]) -> list[tuple[str, str, Any]]:

@@ -46,13 +46,7 @@ from compiler.classad import ast as A
 from compiler.classad import release_retired, truth
 from compiler.classad.ast import NODE_TYPES
 from compiler.spec import CLAIM_STATES
-from runtime.pool import (
-    SLOT_ALONE,
-    HeldSlot,
-    UnmatchableSlot,
-    claim_facts,
-    remote_user,
-)
+from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, remote_user
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions

@@ -339,8 +339,13 @@ class _Guard:
 
     def bound(self, node: A.Expr) -> float:
         """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""
-        if type(node) in _LITERALS:
+        kind = type(node)
+        if kind in _LITERALS:
             return math.inf  # (what `_bound` finds of a literal, without keeping it)
+        if kind is A.Binary and node.op in _COMPARE:  # type: ignore[attr-defined]
+            # not kept: a comparison is found again cheaper than looked up (its sides'
+            # slopes are kept), and the guards of a pass seldom share one
+            return self._comparison(node)  # type: ignore[arg-type]
         return float(self._kept("bound", node, self._bound))
 
     def _bound(self, node: A.Expr) -> float:
@@ -415,8 +420,11 @@ class _Guard:
     def _slope(self, node: A.Expr) -> tuple[float, float]:
         """(seconds-slope, margin in seconds) of a numeric expression affine in time;
         (0, 0) for one that does not move; _Moving otherwise."""
-        if type(node) in _LITERALS:
+        kind = type(node)
+        if kind in _LITERALS:
             return 0.0, 0.0  # (what `_slope_of` finds of a literal, without keeping it)
+        if kind is A.Call and node.key == "time" and not node.args:  # type: ignore[attr-defined]
+            return 1.0, 0.0  # (likewise)
         found: tuple[float, float] = self._kept("slope", node, self._slope_of)
         return found
 
@@ -492,6 +500,8 @@ class _Guard:
 
     def _static(self, node: A.Expr) -> bool:
         """Does nothing under `node` move with the clock?"""
+        if type(node) in _LITERALS:
+            return True
         return bool(self._kept("static", node, self._static_of))
 
     def _static_of(self, node: A.Expr) -> bool:

@@ -339,13 +339,12 @@ class _Guard:
 
     def bound(self, node: A.Expr) -> float:
         """Seconds before which `node` (a boolean-valued part of a guard) cannot change."""
-        kind = type(node)
-        if kind in _LITERALS:
+        if type(node) in _LITERALS:
             return math.inf  # (what `_bound` finds of a literal, without keeping it)
-        if kind is A.Binary and node.op in _COMPARE:  # type: ignore[attr-defined]
+        if type(node) is A.Binary and node.op in _COMPARE:
             # not kept: a comparison is found again cheaper than looked up (its sides'
             # slopes are kept), and the guards of a pass seldom share one
-            return self._comparison(node)  # type: ignore[arg-type]
+            return self._comparison(node)
         return float(self._kept("bound", node, self._bound))
 
     def _bound(self, node: A.Expr) -> float:
@@ -420,10 +419,9 @@ class _Guard:
     def _slope(self, node: A.Expr) -> tuple[float, float]:
         """(seconds-slope, margin in seconds) of a numeric expression affine in time;
         (0, 0) for one that does not move; _Moving otherwise."""
-        kind = type(node)
-        if kind in _LITERALS:
+        if type(node) in _LITERALS:
             return 0.0, 0.0  # (what `_slope_of` finds of a literal, without keeping it)
-        if kind is A.Call and node.key == "time" and not node.args:  # type: ignore[attr-defined]
+        if type(node) is A.Call and node.key == "time" and not node.args:
             return 1.0, 0.0  # (likewise)
         found: tuple[float, float] = self._kept("slope", node, self._slope_of)
         return found

@@ -416,6 +416,24 @@ def _moved(
     return moved
 
 
+def _memo_alike(fn: Any, ad: ClassAd, moved: Mapping[str, Any]) -> Any:
+    """The value the memoised expression `fn` (`_Memo`) has in `ad` with the lower-case
+    names of `moved` set to those values, when it was last evaluated in `ad` itself
+    (no target) and the names it reads have the same values there, type for type, as
+    then (the memo's own test: `ad` changes in place by plain values only, which keeps
+    its shape and so what `fn` reads); `_ABSENT` when that cannot be told."""
+    if type(fn) is not _Memo:
+        return _ABSENT
+    last = fn.last
+    if last is None or last[0] is not ad or last[1] is not None:
+        return _ABSENT
+    lowered = ad.lowered()
+    values = tuple(moved[k] if k in moved else lowered.get(k, _ABSENT) for k in fn.keys)
+    if values != last[2] or tuple(map(type, values)) != last[3]:
+        return _ABSENT
+    return last[4]
+
+
 def _given(overrides: Mapping[str, Any], given: list[tuple[str, Any]]) -> bool:
     """`overrides` holds the very values of `given` (identity: a cheap, strict check)."""
     if len(overrides) != len(given):
@@ -942,14 +960,17 @@ class AdBuilder:
         _set(ad, changes, False)
         _set(ad, moved, False)
         cpu: dict[str, Any] = {}
+        # this slot's own analysis of the shape (its memoised policy remembers its ads)
+        own = self.analysed.get(live.shape)
         if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
-            cpu = self._cpu_busy(ad, now, track=True)
+            # through the memoised CpuBusy when known: it remembers this ad, and
+            # `moved_at` reads CpuBusy later off it
+            cpu = self._cpu_busy(ad, now, track=True, policy=None if own is None else own[2])
             ad.update(cpu)
         named = predicates(record, pair, now, self.spec, self.policy, ad, overrides)
         ad.update(named)
-        # this slot's own analysis of the shape (its memoised policy remembers its ads),
-        # kept under the template's key too (its plain values' types may differ)
-        own = self.analysed.get(live.shape)
+        # (the shape's analysis kept under the template's key too: its plain values'
+        # types may differ)
         if own is None:
             shared, _, _, key = self._shared(ad, cpu, named)
             if not shared:
@@ -1180,16 +1201,27 @@ class AdBuilder:
         values = {name.lower(): value for name, value in moved}
         if live.cpu:
             # CpuBusy reads no CpuBusy attribute or predicate (shared): evaluated in the
-            # ad with the moving values set, the latch not moved
-            ad = _set(live.ad.copy(), moved, False)
-            cpu = self._cpu_busy(ad, at, track=False)
+            # ad with the moving values set, the latch not moved; known without that ad
+            # when the memoised CpuBusy last read this very ad and the later one gives
+            # what it read the same values
+            busy = _memo_alike(live.policy.exprs.get(self.spec.helpers.cpu_busy.expression),
+                               live.ad, values)  # fmt: skip
+            if busy is _ABSENT:
+                ad = _set(live.ad.copy(), moved, False)
+                cpu = self._cpu_busy(ad, at, track=False)
+            else:
+                cpu = cpu_busy_attrs(self.spec.helpers.cpu_busy, holds(busy),
+                                     *self.cpu_busy[1:], at)  # fmt: skip
             values.update((name.lower(), value) for name, value in cpu.items())
         return values
 
-    def _cpu_busy(self, published: ClassAd, now: float, *, track: bool) -> dict[str, Any]:
-        """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates)."""
+    def _cpu_busy(
+        self, published: ClassAd, now: float, *, track: bool, policy: PolicyExprs | None = None
+    ) -> dict[str, Any]:
+        """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates),
+        by `policy` (the slot's memoised one for the ad's shape) or the slot's own."""
         rule = self.spec.helpers.cpu_busy
-        busy = holds(self.policy.value(rule.expression, published, None, now))
+        busy = holds((policy or self.policy).value(rule.expression, published, None, now))
         if track:  # a hypothetical ad must not move the latch
             self._latch(busy, now)
         _, since, changed = self.cpu_busy

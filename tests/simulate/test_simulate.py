@@ -691,7 +691,7 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
     slot's ad `PROBE` seconds on; read name by name from the sensors, the clock and
     CpuBusy (`_View.stored_later`, `AdBuilder.moved_at`), every name it may ask for has the value and type
     the ad built then has: desktops with owners typing and loading them, jobs starting,
-    suspended, vacated."""
+    suspended, vacated. CpuBusy then is mostly told by its memo (`_memo_alike`)."""
     from runtime.simulate import horizon
 
     original = horizon.quiet_until
@@ -709,11 +709,23 @@ def test_the_horizon_reads_the_later_ad_without_building_it(
             assert type(found) is type(built) and found == built, (name, found, built)
         return original(slot, limit)
 
+    from runtime import slot_ad
     from runtime.simulate import engine
 
+    told: list[bool] = []
+    alike = slot_ad._memo_alike
+
+    def counted(fn: Any, ad: Any, moved: Any) -> Any:
+        found = alike(fn, ad, moved)
+        told.append(found is not slot_ad._ABSENT)
+        return found
+
     monkeypatch.setattr(engine, "quiet_until", checked)  # (the name the engine calls)
+    monkeypatch.setattr(slot_ad, "_memo_alike", counted)
     _run(_busy_desktops(4, 6, hours=8))
     assert len(lazy) > 100
+    # CpuBusy later is mostly read off its memo, without an ad made for it
+    assert sum(told) > len(told) / 2, (sum(told), len(told))
 
 
 def test_a_slot_is_planned_once_per_instant(monkeypatch: pytest.MonkeyPatch) -> None:

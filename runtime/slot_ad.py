@@ -389,6 +389,21 @@ class _Memo:
         self.last = (my, target, values, types, value)
         return value
 
+    def of_shape(self, my: ClassAd, **kw: Any) -> Any:
+        """Its value in `my` (no target), which the caller vouches has the shape of the
+        ads it was evaluated in (so it reads the same names there): evaluated again only
+        when the values of those are not the last ones (a slot's new ad, made from its
+        last one by `AdBuilder._renew`, mostly reads the same loads)."""
+        values = tuple(map(my.lowered().get, self.keys, repeat(_ABSENT)))
+        types = tuple(map(type, values))
+        last = self.last
+        if last is not None and last[1] is None and last[2] == values and last[3] == types:
+            value = last[4]
+        else:
+            value = self.fn(my, None, **kw)
+        self.last = (my, None, values, types, value)
+        return value
+
 
 _ABSENT: Any = object()
 
@@ -1219,9 +1234,14 @@ class AdBuilder:
         self, published: ClassAd, now: float, *, track: bool, policy: PolicyExprs | None = None
     ) -> dict[str, Any]:
         """The CpuBusy attributes, CpuBusy evaluated in the `published` ad (no predicates),
-        by `policy` (the slot's memoised one for the ad's shape) or the slot's own."""
+        by `policy` (the slot's memoised one for the ad's shape: `_Memo.of_shape`) or the
+        slot's own."""
         rule = self.spec.helpers.cpu_busy
-        busy = holds((policy or self.policy).value(rule.expression, published, None, now))
+        fn = None if policy is None else policy.exprs.get(rule.expression)
+        if type(fn) is _Memo:
+            busy = holds(fn.of_shape(published, ctx=eval_context(now)))
+        else:
+            busy = holds((policy or self.policy).value(rule.expression, published, None, now))
         if track:  # a hypothetical ad must not move the latch
             self._latch(busy, now)
         _, since, changed = self.cpu_busy

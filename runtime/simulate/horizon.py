@@ -345,6 +345,8 @@ class _Guard:
             # not kept: a comparison is found again cheaper than looked up (its sides'
             # slopes are kept), and the guards of a pass seldom share one
             return self._comparison(node)
+        if type(node) is A.AttrRef:
+            return self._bound(node)  # (likewise: a macro's expression is kept)
         return float(self._kept("bound", node, self._bound))
 
     def _bound(self, node: A.Expr) -> float:
@@ -423,6 +425,8 @@ class _Guard:
             return 0.0, 0.0  # (what `_slope_of` finds of a literal, without keeping it)
         if type(node) is A.Call and node.key == "time" and not node.args:
             return 1.0, 0.0  # (likewise)
+        if type(node) is A.AttrRef and node.scope in (None, "MY", "TARGET"):
+            return self._attribute_slope(node)  # (likewise: a macro's expression is kept)
         found: tuple[float, float] = self._kept("slope", node, self._slope_of)
         return found
 
@@ -500,7 +504,7 @@ class _Guard:
         """Does nothing under `node` move with the clock?"""
         if type(node) in _LITERALS:
             return True
-        return bool(self._kept("static", node, self._static_of))
+        return self._static_of(node)  # (not kept: never asked twice of a node in a view)
 
     def _static_of(self, node: A.Expr) -> bool:
         for sub in _movers(node):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,13 +28,24 @@ NAME = "simulate"
 HELP = "Simulate a whole pool over hours or days: slots, owners, jobs, the negotiator."
 
 
+def hours(text: str) -> float:
+    """`--hours`: a finite number, at least 0 (as the pool file's `hours`)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of hours, at least 0: {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pool_file", metavar="POOL_FILE", nargs="?", help="the pool (YAML or JSON)")
     parser.add_argument(
         "--example", action="store_true", help="print a commented example pool file"
     )
     parser.add_argument(
-        "--hours", type=float, help="simulated hours (default: the file's, else 24)"
+        "--hours", type=hours, help="simulated hours (default: the file's, else 24)"
     )
     parser.add_argument("--seed", type=int, help="random seed (default: the file's, else 1)")
     parser.add_argument(

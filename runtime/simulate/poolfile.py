@@ -10,6 +10,7 @@ its commented example (`example_text()`, runtime/simulate/example.yaml), which
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +166,8 @@ class Reader:
     ) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.error(path, f"must be a number, not {value!r}")
+        if not math.isfinite(value):
+            raise self.error(path, f"must be a finite number, not {value!r}")
         if value < minimum:
             raise self.error(path, f"must be at least {minimum:g}")
         if integer and int(value) != value:

@@ -230,6 +230,16 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert main(["simulate", str(bad)]) == 2
     assert "jobs.0.ad.Requirements" in capsys.readouterr().err
+    # a number that is no number of hours: on the command line; in the file, at its key
+    bad.write_text("machines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
+    for hours in ("-1", "two", "nan", "inf"):
+        with pytest.raises(SystemExit) as stopped:
+            main(["simulate", str(bad), "--hours", hours])
+        assert stopped.value.code == 2
+        assert "argument --hours:" in capsys.readouterr().err
+    bad.write_text("hours: .nan\nmachines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
+    assert main(["simulate", str(bad)]) == 2
+    assert f"{bad}:1:1: hours: must be a finite number" in capsys.readouterr().err
 
 
 # ---- the event-driven engine is the startd's stepping, faster --------------------------

@@ -799,11 +799,12 @@ def hardware_from(document: Any, path: str) -> Hardware:
 
 
 def read_document(path: str) -> Any:
-    """A JSON or YAML input file (DESIGN.md); a problem is a PolicyError naming it."""
+    """A JSON or YAML input file (DESIGN.md); a problem is a PolicyError naming it (one
+    that is missing, a directory or not UTF-8 text: `compiler.textio.read_text`)."""
+    from compiler.textio import read_text
+
     file = Path(path)
-    if not file.is_file():
-        raise PolicyError("no such file", file=path)
-    text = file.read_text(encoding="utf-8")
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as json_error:

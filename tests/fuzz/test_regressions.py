@@ -211,6 +211,22 @@ def test_properties_file_byte_is_a_positioned_error(
     )
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["simulate"], ["sweep"], ["negotiate"], ["quotas"], ["userprio"], ["slots", "--hardware"]],
+)
+def test_a_document_not_utf8_is_a_positioned_error(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every command reading a JSON or YAML document (`compiler.slots.read_document`)
+    names a byte that is not UTF-8 text at its place (it was a UnicodeDecodeError
+    traceback), and a directory as such."""
+    document = tmp_path / "in.yaml"
+    document.write_bytes(b"machines:\n  - name: caf\xe9\n")
+    _refused([*command, str(document)], f"{document}:2:14", capsys, "byte 0xE9 is not UTF-8")
+    _refused([*command, str(tmp_path)], str(tmp_path), capsys, "is a directory")
+
+
 def test_missing_properties_file_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     pool = read_pool(args.pool_file)
     hours = args.hours if args.hours is not None else pool.hours
     simulation = Simulation(pool, semantics=args.semantics, seed=args.seed)
+    for warning in simulation.warnings:  # (a configuration text's, at its place)
+        print(f"condor-policy: warning: {warning}", file=sys.stderr)
     until = hours * 3600
     record = _run(simulation, until)
     metrics = summary(record, len(simulation.slots))

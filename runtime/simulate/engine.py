@@ -216,6 +216,7 @@ class Simulation:
         naive: bool = False,
     ) -> None:
         from compiler.config import load_config
+        from compiler.errors import PolicyError
         from runtime.pool import FactorKnobs, facts
 
         self.pool = pool
@@ -228,14 +229,25 @@ class Simulation:
         self._heap: list[tuple[float, int, int, int, str, Any]] = []
         self._seq = 0
         self.record = Record()
-        config = load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
+        where = ("negotiator", "config")
+        try:
+            config = load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
+        except PolicyError as err:  # located in the pool file
+            raise pool.config_error(where, err) from None
+        #: what the configuration texts of the pool file warn of, each at its place
+        #: (`PoolSpec.config_warning`): the negotiator's, then each machine group's
+        self.warnings: list[str] = [
+            pool.config_warning(where, warning.format()) for warning in config.warnings
+        ]
         self.negotiator_config = pool.negotiator_config
         #: the negotiator's configuration loaded (each cycle's SNAPSHOT hands it over: it
         #: was loaded anew for every cycle, 1 % of a simulation)
         self.negotiator_loaded = config
-        self.interval = _knob_number(config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL)
+        self.interval = _knob_number(config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL, pool)
         self.known = facts(semantics)
-        self.half_life = _knob_number(config, "PRIORITY_HALFLIFE", self.known.priority_halflife)
+        self.half_life = _knob_number(
+            config, "PRIORITY_HALFLIFE", self.known.priority_halflife, pool
+        )
         self.knobs = FactorKnobs()
         self.rup: dict[str, float] = {}
         self.factor_set: dict[str, float] = {}
@@ -301,6 +313,7 @@ class Simulation:
         seconds = self.pool.hours * 3600
         out: list[SlotRun] = []
         for g, group in enumerate(self.pool.machines):
+            where = ("machines", g, "startd")
             if table_of is not None:
                 table = table_of(group.startd)
             else:
@@ -312,9 +325,8 @@ class Simulation:
                         else compile_policy(config, semantics=self.semantics)
                     )
                 except PolicyError as err:  # the startd text's error, located in the pool file
-                    raise PoolFileError(
-                        f"machines.{g}.startd: {err.message}", file=self.pool.file
-                    ) from None
+                    raise self.pool.config_error(where, err) from None
+            self.warnings += [self.pool.config_warning(where, w) for w in table.warnings]
             for n in range(group.count):
                 name = f"slot1@{group.name}-{n + 1:04d}"
                 owner = group.owner
@@ -1016,14 +1028,16 @@ def _job_free_conjuncts(requirements: Any, lowered: Mapping[str, Any]) -> tuple[
     return hit[1]
 
 
-def _knob_number(config: Any, name: str, default: float) -> float:
+def _knob_number(config: Any, name: str, default: float, pool: PoolSpec) -> float:
     if config.definition(name) is None:
         return default
     raw = config.get(name)
     try:
         return float(raw)
     except (TypeError, ValueError):
-        raise PoolFileError(f"negotiator.config: {name} = {raw!r} is not a number") from None
+        raise PoolFileError(
+            f"negotiator.config: {name} = {raw!r} is not a number", file=pool.file
+        ) from None
 
 
 def _job_ad(stream: JobStream, owner: str, cluster: int, proc: int, qdate: float) -> dict[str, Any]:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from compiler.errors import PolicyError
+from compiler.textio import read_text
 
 EXAMPLE = Path(__file__).with_name("example.yaml")
 #: time() at simulated time 0 when the pool file gives no `epoch`: Monday 2025-12-01 00:00 UTC.
@@ -97,6 +99,61 @@ class PoolSpec:
     jobs: tuple[JobStream, ...]
     era: str | None = None
     positions: Mapping[tuple[Any, ...], tuple[int, int]] = field(default_factory=dict)
+    #: where the configuration texts (a group's `startd`, `negotiator.config`) are:
+    #: key path -> (file, line, column, lines) such that the text's line L <= lines,
+    #: column C is the file's line + L - 1, column + C (`text_origins`; a
+    #: `startd_file`'s is its line 1; a sweep variant's lines appended are not there)
+    origins: Mapping[tuple[Any, ...], tuple[str, int, int, int]] = field(default_factory=dict)
+
+    def located(self, path: tuple[Any, ...], line: int, column: int) -> tuple[str, int, int]:
+        """(file, line, column) of line `line`, column `column` of the configuration
+        text at `path`; (the pool file, 0, 0) when its place is not known."""
+        origin = self.origins.get(path)
+        if origin is None or not 1 <= line <= origin[3]:
+            return self.file, 0, 0
+        file, first, offset, _ = origin
+        return file, first + line - 1, offset + column
+
+    def config_error(self, path: tuple[Any, ...], err: PolicyError) -> PoolFileError:
+        """`err`, found in the configuration text at `path`, at its place in the file
+        the text is in (else named by the key path and its place in the text)."""
+        where = ".".join(map(str, path))
+        if err.line is None:
+            return PoolFileError(f"{where}: {err.message}", file=self.file)
+        file, line, column = self.located(path, err.line, err.column or 0)
+        if not line:
+            spot = f"{err.line}" if err.column is None else f"{err.line}:{err.column}"
+            return PoolFileError(f"{where}:{spot}: {err.message}", file=self.file)
+        shown = None
+        if err.source_line is not None:
+            shown = " " * (column - (err.column or 0)) + err.source_line  # the file's line
+        return PoolFileError(
+            f"{where}: {err.message}",
+            file=file,
+            line=line,
+            column=None if err.column is None else column,
+            source_line=shown,
+        )
+
+    def config_warning(self, path: tuple[Any, ...], text: str) -> str:
+        """A warning about the configuration text at `path` (its place written
+        `<input>:line:column`, as the text has no file) with its place in the file the
+        text is in, after the key path."""
+        where = ".".join(map(str, path))
+        found = _INPUT_PLACE.search(text)
+        if found is None:
+            return f"{self.file}: {where}: {text}"
+        file, line, column = self.located(path, int(found[1]), int(found[2] or 0))
+        if not line:
+            return f"{self.file}: {where}: {text}"
+        place = f"{file}:{line}" if found[2] is None else f"{file}:{line}:{column}"
+        if found.start() == 0 and text.startswith(": ", found.end()):
+            return f"{place}: {where}: {text[found.end() + 2 :]}"
+        return f"{where}: {text[: found.start()]}{place}{text[found.end() :]}"
+
+
+#: A place in a text read without a file (`PolicyError.where`): `<input>:line[:column]`.
+_INPUT_PLACE = re.compile(r"<input>:(\d+)(?::(\d+))?")
 
 
 def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
@@ -120,6 +177,53 @@ def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
                 here = (*path, index)
                 out[here] = (item.start_mark.line + 1, item.start_mark.column + 1)
                 walk(item, here)
+
+    if root is not None:
+        walk(root, ())
+    return out
+
+
+def text_origins(text: str) -> dict[tuple[Any, ...], tuple[int, int, int]]:
+    """(key path) -> (line, column offset, lines), 1-based line, of every text value
+    whose lines stand verbatim in `text` (a literal block, `|`), after the same
+    indentation: its line L, column C is `text`'s line + L - 1, column offset + C."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return {}
+    lines = text.splitlines()
+    out: dict[tuple[Any, ...], tuple[int, int, int]] = {}
+
+    def place(node: Any) -> tuple[int, int, int] | None:
+        value = node.value
+        if node.style != "|" or not value:
+            return None
+        first = node.start_mark.line + 1  # (0-based: the line after the `|`)
+        body = value.split("\n")
+        if body[-1] == "":
+            body.pop()
+        if first + len(body) > len(lines):
+            return None
+        indent = len(lines[first]) - len(lines[first].lstrip(" "))
+        for number, line in enumerate(body):
+            here = lines[first + number]
+            if here[indent:] != line or (line and here[:indent] != " " * indent):
+                return None
+        return first + 1, indent, len(body)
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                walk(value, (*path, key.value))
+        elif isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, (*path, index))
+        elif isinstance(node, yaml.ScalarNode):
+            found = place(node)
+            if found is not None:
+                out[path] = found
 
     if root is not None:
         walk(root, ())
@@ -185,15 +289,20 @@ def read_pool(path: str) -> PoolSpec:
     from compiler.slots import read_document
 
     document = read_document(path)
-    text = Path(path).read_text(encoding="utf-8")
-    return pool_spec(document, path, key_positions(text))
+    text = Path(path).read_text(encoding="utf-8")  # (UTF-8: read_document read it)
+    origins = {where: (path, *place) for where, place in text_origins(text).items()}
+    return pool_spec(document, path, key_positions(text), origins)
 
 
 def pool_spec(
-    document: Any, file: str, positions: Mapping[tuple[Any, ...], tuple[int, int]] | None = None
+    document: Any,
+    file: str,
+    positions: Mapping[tuple[Any, ...], tuple[int, int]] | None = None,
+    origins: Mapping[tuple[Any, ...], tuple[str, int, int, int]] | None = None,
 ) -> PoolSpec:
-    """A checked `PoolSpec` of a parsed pool document."""
+    """A checked `PoolSpec` of a parsed pool document (`origins`: `PoolSpec.origins`)."""
     r = Reader(file, positions or {})
+    placed = dict(origins or {})
     top = r.mapping(
         document, (), ("hours", "seed", "epoch", "era", "negotiator", "machines", "jobs")
     )
@@ -208,7 +317,7 @@ def pool_spec(
         where = ("negotiator", "users", name)
         entry = r.mapping(values, where, ("factor", "rup"))
         users[str(name)] = {k: r.number(v, (*where, k)) for k, v in entry.items()}
-    machines = _machines(r, top.get("machines"), file)
+    machines = _machines(r, top.get("machines"), file, placed)
     jobs = _jobs(r, top.get("jobs"))
     era = top.get("era")
     return PoolSpec(
@@ -222,10 +331,13 @@ def pool_spec(
         jobs=jobs,
         era=None if era is None else r.text(era, ("era",)),
         positions=dict(positions or {}),
+        origins=placed,
     )
 
 
-def _machines(r: Reader, value: Any, file: str) -> tuple[MachineGroup, ...]:
+def _machines(
+    r: Reader, value: Any, file: str, origins: dict[tuple[Any, ...], tuple[str, int, int, int]]
+) -> tuple[MachineGroup, ...]:
     if not isinstance(value, list) or not value:
         raise r.error(("machines",), "must be a list of machine groups")
     out = []
@@ -245,7 +357,8 @@ def _machines(r: Reader, value: Any, file: str) -> tuple[MachineGroup, ...]:
                 startd_path = Path(file).parent / startd_path
             if not startd_path.is_file():
                 raise r.error((*where, "startd_file"), f"no such file {str(startd_path)!r}")
-            startd = startd_path.read_text(encoding="utf-8")
+            startd = read_text(startd_path, error=PoolFileError)
+            origins[(*where, "startd")] = (str(startd_path), 1, 0, len(startd.splitlines()))
         else:
             startd = r.text(entry.get("startd", ""), (*where, "startd"))
         machine = r.mapping(

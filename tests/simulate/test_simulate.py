@@ -242,6 +242,58 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"{bad}:1:1: hours: must be a finite number" in capsys.readouterr().err
 
 
+def test_configuration_texts_are_positioned_in_the_pool_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A machine group's startd text and the negotiator's configuration are read as
+    configurations of their own; what they err or warn of is told at its line and
+    column in the pool file (a literal block, `|`), or in the `startd_file`."""
+    pool = tmp_path / "pool.yaml"
+    text = (
+        "hours: 0.1\n"
+        "negotiator:\n"
+        "  config: |\n"
+        "    NEGOTIATOR_INTERVAL = 300\n"
+        "{negotiator}"
+        "machines:\n"
+        "  - name: a\n"
+        "    startd: |\n"
+        "      START = True\n"
+        "{startd}"
+        "jobs: []\n"
+    )
+    pool.write_text(text.format(negotiator="    not a knob line\n", startd=""))
+    assert main(["simulate", str(pool)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pool}:5:8: negotiator.config: missing operator" in err
+    assert "        not a knob line\n" + " " * 11 + "^" in err  # (the caret under column 8)
+    pool.write_text(text.format(negotiator="", startd="      use POLICY : Nope\n"))
+    assert main(["simulate", str(pool)]) == 2
+    assert f"{pool}:9:7: machines.0.startd: use POLICY: unknown template" in (
+        capsys.readouterr().err
+    )
+    pool.write_text(text.format(negotiator="", startd="      RANK = (((\n"))
+    assert main(["simulate", str(pool)]) == 0
+    err = capsys.readouterr().err
+    assert f"warning: {pool}:9:14: machines.0.startd: RANK is not a valid ClassAd" in err
+    # a text whose lines are not the file's as they stand: at its key, then in the text
+    pool.write_text(
+        'hours: 0.1\nmachines:\n  - {name: a, startd: "START = True\\nRANK = ((("}\njobs: []\n'
+    )
+    assert main(["simulate", str(pool)]) == 0
+    assert f"warning: {pool}: machines.0.startd: <input>:2:8: RANK is" in capsys.readouterr().err
+    startd = tmp_path / "startd.cfg"
+    startd.write_text("START = True\nRANK = (((\n")
+    pool.write_text(
+        f"hours: 0.1\nmachines:\n  - {{name: a, startd_file: {startd.name}}}\njobs: []\n"
+    )
+    assert main(["simulate", str(pool)]) == 0
+    assert f"warning: {startd}:2:8: machines.0.startd: RANK" in capsys.readouterr().err
+    startd.write_bytes(b"START = True\nRANK = \xff\n")
+    assert main(["simulate", str(pool)]) == 2
+    assert f"{startd}:2:8: byte 0xFF is not UTF-8 text" in capsys.readouterr().err
+
+
 # ---- the event-driven engine is the startd's stepping, faster --------------------------
 
 OWNERS = st.fixed_dictionaries(

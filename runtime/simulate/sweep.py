@@ -174,6 +174,8 @@ def _numbers(r: Reader, value: Any, path: tuple[Any, ...], *, integer: bool) -> 
 
 
 def _compile_groups(pool: PoolSpec, semantics: str) -> None:
+    """Every machine group's startd text compiles and the negotiator's configuration
+    loads (else a PoolFileError naming the text)."""
     from compiler import compile_policy
     from compiler.config import load_config
     from compiler.errors import PolicyError
@@ -187,6 +189,10 @@ def _compile_groups(pool: PoolSpec, semantics: str) -> None:
                 compile_policy(config, semantics=semantics)
         except PolicyError as err:
             raise PoolFileError(f"machines.{g}.startd ({group.name}): {err.message}") from None
+    try:
+        load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
+    except PolicyError as err:
+        raise PoolFileError(f"negotiator.config: {err.message}") from None
 
 
 def variant_pool(pool: PoolSpec, variant: Variant, scale: float) -> PoolSpec:
@@ -397,11 +403,14 @@ def htcondor_cluster(options: HTCondorOptions, **extra: Any) -> Any:
     submits to (its schedd), each asking for `options`' cores, memory and disk. The
     workers run `options.python` (default: this interpreter), which must import
     condor-policy on the execute points (a shared file system or a container image;
-    `submit` adds submit-description commands such as `+SingularityImage`)."""
+    `submit` adds submit-description commands such as `+SingularityImage`). Its
+    scheduler's dashboard listens on a free port (dask's 8787 may be taken: by another
+    sweep, say, which made this one fail to start)."""
     import sys
 
     from dask_jobqueue import HTCondorCluster
 
+    extra.setdefault("scheduler_options", {"dashboard_address": ":0"})
     return HTCondorCluster(
         cores=options.cores,
         memory=options.memory,

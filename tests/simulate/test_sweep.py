@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import csv
 import json
+import socket
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import pytest
@@ -86,10 +88,17 @@ def test_the_htcondor_cluster_job_script(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--htcondor --print-job-script`: the submit description dask-jobqueue's
-    HTCondorCluster gives each worker, with the sweep file's requests."""
+    HTCondorCluster gives each worker, with the sweep file's requests. Dask's dashboard
+    port (8787) taken, by another sweep say, changes nothing (its scheduler's dashboard
+    listens on a free port: dask warned, and the warning failed this test when another
+    test's cluster held the port)."""
     sweep = _files(tmp_path, SWEEP + "htcondor:\n  memory: 3 GB\n  cores: 2\n  python: /opt/cp/bin/python\n"
                    "  submit: {+WantFlocking: 'true'}\n")  # fmt: skip
-    assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 0
+    with socket.socket() as taken:
+        with suppress(OSError):  # (already taken: as well)
+            taken.bind(("", 8787))
+            taken.listen()
+        assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 0
     script = capsys.readouterr().out
     assert "MY.DaskWorkerCores = 2" in script
     assert "MY.DaskWorkerMemory = 3000000000" in script
@@ -110,6 +119,11 @@ def test_sweep_file_errors_are_positioned(
     assert main(["sweep", str(sweep)]) == 2
     err = capsys.readouterr().err
     assert f"{sweep}:3:5:" in err and "variant 'a'" in err
+    # a variant's negotiator lines are checked before any simulation runs, too
+    sweep.write_text("pool: pool.yaml\nvariants:\n  - name: a\n    negotiator: 'not a knob'\n")
+    assert main(["sweep", str(sweep)]) == 2
+    err = capsys.readouterr().err
+    assert f"{sweep}:3:5:" in err and "variant 'a': negotiator.config: missing operator" in err
     sweep.write_text("pool: pool.yaml\nvariants: []\nseedz: [1]\n")
     assert main(["sweep", str(sweep)]) == 2
     assert "did you mean 'seeds'" in capsys.readouterr().err

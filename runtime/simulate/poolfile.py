@@ -375,6 +375,8 @@ def _machines(
         numbers = {
             k: r.number(v, (*where, "owner", k)) for k, v in owner_raw.items() if k != "model"
         }
+        if numbers.get("session_minutes", 1) <= 0:  # (the lengths' mean: drawn by 1 / it)
+            raise r.error((*where, "owner", "session_minutes"), "must be above 0")
         owner = Owner(model, **numbers)
         if owner.end_hour <= owner.start_hour or owner.end_hour > 24:
             raise r.error((*where, "owner"), "the working day must end after it starts, by 24")

@@ -230,6 +230,14 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     )
     assert main(["simulate", str(bad)]) == 2
     assert "jobs.0.ad.Requirements" in capsys.readouterr().err
+    bad.write_text(
+        "machines:\n  - name: a\n    startd: 'START = True'\n"
+        "    owner: {model: office_hours, session_minutes: 0}\njobs: []\n"
+    )
+    assert main(["simulate", str(bad)]) == 2  # (was a ZeroDivisionError)
+    assert f"{bad}:4:34: machines.0.owner.session_minutes: must be above 0" in (
+        capsys.readouterr().err
+    )
     # a number that is no number of hours: on the command line; in the file, at its key
     bad.write_text("machines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
     for hours in ("-1", "two", "nan", "inf"):

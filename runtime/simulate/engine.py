@@ -45,12 +45,13 @@ from typing import Any, Final
 from compiler.classad import ast as A
 from compiler.classad import release_retired, truth
 from compiler.classad.ast import NODE_TYPES
+from compiler.errors import PolicyError
 from compiler.spec import CLAIM_STATES
 from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, remote_user
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
-from runtime.simulate.poolfile import JobStream, PoolFileError, PoolSpec
+from runtime.simulate.poolfile import JobStream, PoolSpec
 from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target, shape_key
 
 _PAIR_NAME = attrgetter("pair_name")
@@ -216,7 +217,6 @@ class Simulation:
         naive: bool = False,
     ) -> None:
         from compiler.config import load_config
-        from compiler.errors import PolicyError
         from runtime.pool import FactorKnobs, facts
 
         self.pool = pool
@@ -243,7 +243,9 @@ class Simulation:
         #: the negotiator's configuration loaded (each cycle's SNAPSHOT hands it over: it
         #: was loaded anew for every cycle, 1 % of a simulation)
         self.negotiator_loaded = config
-        self.interval = _knob_number(config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL, pool)
+        self.interval = _knob_number(
+            config, "NEGOTIATOR_INTERVAL", NEGOTIATOR_INTERVAL, pool, above=0
+        )  # (a cycle every that many seconds: 0 or less never got past the first)
         self.known = facts(semantics)
         self.half_life = _knob_number(
             config, "PRIORITY_HALFLIFE", self.known.priority_halflife, pool
@@ -306,7 +308,6 @@ class Simulation:
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
         from compiler import compile_policy
         from compiler.config import load_config
-        from compiler.errors import PolicyError
         from runtime.clock import SimClock
         from runtime.slot import Slot
 
@@ -1028,16 +1029,30 @@ def _job_free_conjuncts(requirements: Any, lowered: Mapping[str, Any]) -> tuple[
     return hit[1]
 
 
-def _knob_number(config: Any, name: str, default: float, pool: PoolSpec) -> float:
-    if config.definition(name) is None:
+def _knob_number(
+    config: Any, name: str, default: float, pool: PoolSpec, *, above: float | None = None
+) -> float:
+    """The negotiator knob `name` as a number (`default` when not set); else an error at
+    its definition in the pool file. `above`: the value must be greater."""
+    definition = config.definition(name)
+    if definition is None:
         return default
     raw = config.get(name)
     try:
-        return float(raw)
+        value = float(raw)
     except (TypeError, ValueError):
-        raise PoolFileError(
-            f"negotiator.config: {name} = {raw!r} is not a number", file=pool.file
-        ) from None
+        problem = f"{name} = {raw!r} is not a number"
+    else:
+        if math.isfinite(value) and (above is None or value > above):
+            return value
+        problem = f"{name} = {raw!r}: must be a finite number" + (
+            "" if above is None else f" above {above:g}"
+        )
+    origin = definition.origin
+    lines = pool.negotiator_config.splitlines()
+    shown = lines[origin.line - 1] if 0 < origin.line <= len(lines) else None
+    err = PolicyError(problem, line=origin.line, column=origin.value_column, source_line=shown)
+    raise pool.config_error(("negotiator", "config"), err)
 
 
 def _job_ad(stream: JobStream, owner: str, cluster: int, proc: int, qdate: float) -> dict[str, Any]:

@@ -275,6 +275,11 @@ def test_configuration_texts_are_positioned_in_the_pool_file(
     err = capsys.readouterr().err
     assert f"{pool}:5:8: negotiator.config: missing operator" in err
     assert "        not a knob line\n" + " " * 11 + "^" in err  # (the caret under column 8)
+    pool.write_text(text.format(negotiator="    NEGOTIATOR_INTERVAL = 0\n", startd=""))
+    assert main(["simulate", str(pool)]) == 2  # (was a simulation that never ended)
+    err = capsys.readouterr().err
+    assert f"{pool}:5:27: negotiator.config: NEGOTIATOR_INTERVAL = '0': must be" in err
+    assert "        NEGOTIATOR_INTERVAL = 0\n" + " " * 30 + "^" in err
     pool.write_text(text.format(negotiator="", startd="      use POLICY : Nope\n"))
     assert main(["simulate", str(pool)]) == 2
     assert f"{pool}:9:7: machines.0.startd: use POLICY: unknown template" in (

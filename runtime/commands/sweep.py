@@ -95,12 +95,17 @@ class _client:
     def __enter__(self) -> Any:
         from distributed import Client, LocalCluster
 
+        from compiler.errors import PolicyError
+
         # distributed sets OMP_NUM_THREADS, PYTHONHASHSEED ... in this process's
         # environment for the workers it spawns; they are put back on exit
         self.environ = dict(os.environ)
         args = self.args
         if args.scheduler:
-            self.client = Client(args.scheduler)
+            try:
+                self.client = Client(args.scheduler)
+            except (OSError, ValueError, TypeError) as err:  # (unreachable; not an address)
+                raise PolicyError(f"--scheduler {args.scheduler}: cannot connect: {err}") from None
             return self.client
         if args.htcondor:
             from runtime.simulate.sweep import htcondor_cluster

@@ -129,6 +129,24 @@ def test_sweep_file_errors_are_positioned(
     assert "did you mean 'seeds'" in capsys.readouterr().err
 
 
+def test_a_scheduler_that_cannot_be_reached_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--scheduler ADDRESS` that is not an address, or where nothing answers: exit 2
+    with what dask said (it was a traceback)."""
+    import dask
+
+    sweep = _files(tmp_path, SWEEP)
+    assert main(["sweep", str(sweep), "--scheduler", "bogus"]) == 2
+    assert "--scheduler bogus: cannot connect: missing port" in capsys.readouterr().err
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]  # (closed again: nothing listens there)
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        assert main(["sweep", str(sweep), "--scheduler", f"tcp://127.0.0.1:{port}"]) == 2
+    assert "cannot connect: Timed out" in capsys.readouterr().err
+
+
 def test_sweep_example_is_printed(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sweep", "--example"]) == 0
     text = capsys.readouterr().out

@@ -39,6 +39,18 @@ def hours(text: str) -> float:
     return value
 
 
+def out_directory(path: str) -> Path:
+    """`--out`: the directory made (with its parents) before any simulation runs, so a
+    place that cannot be one fails at once, not after hours of simulating."""
+    from compiler.errors import PolicyError
+
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise PolicyError(f"--out {path}: exists and is not a directory")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pool_file", metavar="POOL_FILE", nargs="?", help="the pool (YAML or JSON)")
     parser.add_argument(
@@ -77,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.pool_file:
         raise PolicyError("a POOL_FILE is needed (condor-policy simulate --example prints one)")
     pool = read_pool(args.pool_file)
+    if args.out:
+        out_directory(args.out)  # (before the run, not after it)
     hours = args.hours if args.hours is not None else pool.hours
     simulation = Simulation(pool, semantics=args.semantics, seed=args.seed)
     for warning in simulation.warnings:  # (a configuration text's, at its place)

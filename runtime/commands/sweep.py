@@ -50,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from compiler.errors import PolicyError
+    from runtime.commands.simulate import out_directory
     from runtime.simulate.sweep import example_text, read_sweep, table_lines, write_results
 
     if args.example:
@@ -62,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise PolicyError("--workers must be at least 1")
     spec = read_sweep(args.sweep_file)
+    if not args.print_job_script:
+        out_directory(args.out)  # (before the sweep, not after it)
     with _client(args, spec) as client:
         if client is None:  # --print-job-script
             return 0

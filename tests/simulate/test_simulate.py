@@ -250,6 +250,31 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"{bad}:1:1: hours: must be a finite number" in capsys.readouterr().err
 
 
+def test_an_out_that_cannot_be_a_directory_fails_before_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`simulate --out` and `sweep --out` naming a file: exit 2 before anything is
+    simulated (it failed when writing, once the whole run was done)."""
+    from runtime.simulate import engine
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("simulated before the output directory was made")
+
+    monkeypatch.setattr(engine.Simulation, "run", never)
+    taken = tmp_path / "taken"
+    taken.write_text("")
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("machines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
+    sweep = tmp_path / "sweep.yaml"
+    sweep.write_text("pool: pool.yaml\nvariants:\n  - name: a\n")
+    for argv in (["simulate", str(pool)], ["sweep", str(sweep), "--workers", "1"]):
+        assert main([*argv, "--out", str(taken)]) == 2
+        assert f"--out {taken}: exists and is not a directory" in capsys.readouterr().err
+    with pytest.raises(AssertionError, match="simulated before"):
+        main(["simulate", str(pool), "--out", str(tmp_path / "a" / "b")])
+    assert (tmp_path / "a" / "b").is_dir()  # made, with its parents, before the run
+
+
 def test_configuration_texts_are_positioned_in_the_pool_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

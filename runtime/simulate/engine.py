@@ -216,7 +216,6 @@ class Simulation:
         table_of: Callable[[str], Any] | None = None,
         naive: bool = False,
     ) -> None:
-        from compiler.config import load_config
         from runtime.pool import FactorKnobs, facts
 
         self.pool = pool
@@ -230,10 +229,7 @@ class Simulation:
         self._seq = 0
         self.record = Record()
         where = ("negotiator", "config")
-        try:
-            config = load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
-        except PolicyError as err:  # located in the pool file
-            raise pool.config_error(where, err) from None
+        config = negotiator_config(pool)
         #: what the configuration texts of the pool file warn of, each at its place
         #: (`PoolSpec.config_warning`): the negotiator's, then each machine group's
         self.warnings: list[str] = [
@@ -306,8 +302,6 @@ class Simulation:
 
     # ------------------------------------------------------------------ set-up
     def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
-        from compiler import compile_policy
-        from compiler.config import load_config
         from runtime.clock import SimClock
         from runtime.slot import Slot
 
@@ -318,15 +312,7 @@ class Simulation:
             if table_of is not None:
                 table = table_of(group.startd)
             else:
-                try:
-                    config = load_config(text=group.startd)
-                    table = (
-                        compile_policy(config, era=self.pool.era, semantics=self.semantics)
-                        if self.pool.era
-                        else compile_policy(config, semantics=self.semantics)
-                    )
-                except PolicyError as err:  # the startd text's error, located in the pool file
-                    raise self.pool.config_error(where, err) from None
+                table = startd_table(self.pool, g, self.semantics)
             self.warnings += [self.pool.config_warning(where, w) for w in table.warnings]
             for n in range(group.count):
                 name = f"slot1@{group.name}-{n + 1:04d}"
@@ -1027,6 +1013,36 @@ def _job_free_conjuncts(requirements: Any, lowered: Mapping[str, Any]) -> tuple[
         expressions = [v for v in lowered.values() if type(v) in NODE_TYPES]
         hit = _JOB_FREE[key] = (expressions, parts)
     return hit[1]
+
+
+def startd_table(pool: PoolSpec, index: int, semantics: str) -> Any:
+    """Machine group `index`'s startd text compiled, read with the defaults of the
+    pool's era (it was read with the current era's, whatever the pool's); an error in
+    it is a PoolFileError at its place (`PoolSpec.config_error`)."""
+    from compiler import compile_policy
+    from compiler.config import load_config
+    from compiler.spec import DEFAULT_ERA
+
+    era = pool.era or DEFAULT_ERA
+    try:
+        config = load_config(text=pool.machines[index].startd, era=era)
+        return compile_policy(config, era=era, semantics=semantics)
+    except PolicyError as err:
+        raise pool.config_error(("machines", index, "startd"), err) from None
+
+
+def negotiator_config(pool: PoolSpec) -> Any:
+    """The negotiator's configuration text loaded (the pool's era's defaults); an
+    error in it is a PoolFileError at its place."""
+    from compiler.config import load_config
+    from compiler.spec import DEFAULT_ERA
+
+    try:
+        return load_config(
+            text=pool.negotiator_config, era=pool.era or DEFAULT_ERA, subsystem="NEGOTIATOR"
+        )
+    except PolicyError as err:
+        raise pool.config_error(("negotiator", "config"), err) from None
 
 
 def _knob_number(

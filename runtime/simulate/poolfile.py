@@ -320,6 +320,11 @@ def pool_spec(
     machines = _machines(r, top.get("machines"), file, placed)
     jobs = _jobs(r, top.get("jobs"))
     era = top.get("era")
+    if era is not None:
+        from compiler.spec import ERAS
+
+        if r.text(era, ("era",)) not in ERAS:
+            raise r.error(("era",), f"unknown era {era!r} (known: {', '.join(ERAS)})")
     return PoolSpec(
         file=file,
         hours=r.number(top.get("hours", 24), ("hours",)),

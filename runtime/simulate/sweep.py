@@ -176,23 +176,11 @@ def _numbers(r: Reader, value: Any, path: tuple[Any, ...], *, integer: bool) -> 
 def _compile_groups(pool: PoolSpec, semantics: str) -> None:
     """Every machine group's startd text compiles and the negotiator's configuration
     loads (else a PoolFileError naming the text)."""
-    from compiler import compile_policy
-    from compiler.config import load_config
-    from compiler.errors import PolicyError
+    from runtime.simulate.engine import negotiator_config, startd_table
 
-    for g, group in enumerate(pool.machines):
-        try:
-            config = load_config(text=group.startd)
-            if pool.era:
-                compile_policy(config, era=pool.era, semantics=semantics)
-            else:
-                compile_policy(config, semantics=semantics)
-        except PolicyError as err:
-            raise PoolFileError(f"machines.{g}.startd ({group.name}): {err.message}") from None
-    try:
-        load_config(text=pool.negotiator_config, subsystem="NEGOTIATOR")
-    except PolicyError as err:
-        raise PoolFileError(f"negotiator.config: {err.message}") from None
+    for g in range(len(pool.machines)):
+        startd_table(pool, g, semantics)
+    negotiator_config(pool)
 
 
 def variant_pool(pool: PoolSpec, variant: Variant, scale: float) -> PoolSpec:

@@ -250,6 +250,32 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     assert f"{bad}:1:1: hours: must be a finite number" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("era", ["condor-6.4", "condor-6.8", "htcondor-current"])
+def test_a_pools_era_is_the_era_its_configurations_are_read_in(era: str) -> None:
+    """`era:` compiles every machine group's startd text in that era and reads it with
+    that era's defaults (it was read with the current era's: the compiler warned
+    'read with htcondor-current defaults, not condor-6.4'); the negotiator's too."""
+    from runtime.simulate import Simulation, pool_spec
+
+    document = {"era": era, "hours": 0.1, "jobs": [],
+                "machines": [{"name": "d", "count": 2, "startd": "use POLICY : Desktop\n"}]}  # fmt: skip
+    simulation = Simulation(pool_spec(document, "<pool>"))
+    assert simulation.warnings == []
+    assert {run.slot.table.era for run in simulation.slots} == {era}
+    assert simulation.negotiator_loaded.era == era
+
+
+def test_an_unknown_era_is_an_error_at_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pool = tmp_path / "pool.yaml"
+    pool.write_text("jobs: []\nera: condor-7\nmachines: [{name: a}]\n")
+    assert main(["simulate", str(pool)]) == 2
+    assert f"{pool}:2:1: era: unknown era 'condor-7' (known: condor-6.4," in (
+        capsys.readouterr().err
+    )
+
+
 def test_an_out_that_cannot_be_a_directory_fails_before_the_run(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -123,7 +123,8 @@ def test_sweep_file_errors_are_positioned(
     sweep.write_text("pool: pool.yaml\nvariants:\n  - name: a\n    negotiator: 'not a knob'\n")
     assert main(["sweep", str(sweep)]) == 2
     err = capsys.readouterr().err
-    assert f"{sweep}:3:5:" in err and "variant 'a': negotiator.config: missing operator" in err
+    assert f"{sweep}:3:5:" in err and "variant 'a': negotiator.config" in err
+    assert "missing operator" in err
     sweep.write_text("pool: pool.yaml\nvariants: []\nseedz: [1]\n")
     assert main(["sweep", str(sweep)]) == 2
     assert "did you mean 'seeds'" in capsys.readouterr().err

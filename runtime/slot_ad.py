@@ -401,7 +401,9 @@ class _Memo:
             value = last[4]
         else:
             value = self.fn(my, None, **kw)
-        self.last = (my, None, values, types, value)
+        # (not `my` itself: a memo per shape holding the slot's last ad of each was a
+        # tenth more memory; `__call__`'s identity test then fails once, and evaluates)
+        self.last = (None, None, values, types, value)
         return value
 
 
@@ -432,15 +434,15 @@ def _moved(
 
 
 def _memo_alike(fn: Any, ad: ClassAd, moved: Mapping[str, Any]) -> Any:
-    """The value the memoised expression `fn` (`_Memo`) has in `ad` with the lower-case
-    names of `moved` set to those values, when it was last evaluated in `ad` itself
-    (no target) and the names it reads have the same values there, type for type, as
-    then (the memo's own test: `ad` changes in place by plain values only, which keeps
-    its shape and so what `fn` reads); `_ABSENT` when that cannot be told."""
+    """The value the memoised expression `fn` (`_Memo`, of `ad`'s shape: a slot's
+    memoised policy is its ad shape's, and every ad it evaluates reads the same names)
+    has in `ad` with the lower-case names of `moved` set to those (plain) values, when
+    it was last evaluated with no target and the names it reads had the same values
+    then, type for type (`_Memo.of_shape`'s test); `_ABSENT` when that cannot be told."""
     if type(fn) is not _Memo:
         return _ABSENT
     last = fn.last
-    if last is None or last[0] is not ad or last[1] is not None:
+    if last is None or last[1] is not None:
         return _ABSENT
     lowered = ad.lowered()
     values = tuple(moved[k] if k in moved else lowered.get(k, _ABSENT) for k in fn.keys)

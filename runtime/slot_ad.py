@@ -395,16 +395,26 @@ class _Memo:
         when the values of those are not the last ones (a slot's new ad, made from its
         last one by `AdBuilder._renew`, mostly reads the same loads)."""
         values = tuple(map(my.lowered().get, self.keys, repeat(_ABSENT)))
-        types = tuple(map(type, values))
-        last = self.last
-        if last is not None and last[1] is None and last[2] == values and last[3] == types:
-            value = last[4]
-        else:
+        value = self.known(values)
+        if value is _ABSENT:
             value = self.fn(my, None, **kw)
         # (not `my` itself: a memo per shape holding the slot's last ad of each was a
         # tenth more memory; `__call__`'s identity test then fails once, and evaluates)
-        self.last = (None, None, values, types, value)
+        self.last = (None, None, values, tuple(map(type, values)), value)
         return value
+
+    def known(self, values: tuple[Any, ...]) -> Any:
+        """Its last value (no target) when the names it reads had these `values` then,
+        type for type (in an ad of its shape); `_ABSENT` otherwise."""
+        last = self.last
+        if (
+            last is None
+            or last[1] is not None
+            or last[2] != values
+            or last[3] != tuple(map(type, values))
+        ):
+            return _ABSENT
+        return last[4]
 
 
 _ABSENT: Any = object()
@@ -437,18 +447,11 @@ def _memo_alike(fn: Any, ad: ClassAd, moved: Mapping[str, Any]) -> Any:
     """The value the memoised expression `fn` (`_Memo`, of `ad`'s shape: a slot's
     memoised policy is its ad shape's, and every ad it evaluates reads the same names)
     has in `ad` with the lower-case names of `moved` set to those (plain) values, when
-    it was last evaluated with no target and the names it reads had the same values
-    then, type for type (`_Memo.of_shape`'s test); `_ABSENT` when that cannot be told."""
+    that is its last value (`_Memo.known`); `_ABSENT` when that cannot be told."""
     if type(fn) is not _Memo:
         return _ABSENT
-    last = fn.last
-    if last is None or last[1] is not None:
-        return _ABSENT
     lowered = ad.lowered()
-    values = tuple(moved[k] if k in moved else lowered.get(k, _ABSENT) for k in fn.keys)
-    if values != last[2] or tuple(map(type, values)) != last[3]:
-        return _ABSENT
-    return last[4]
+    return fn.known(tuple(moved[k] if k in moved else lowered.get(k, _ABSENT) for k in fn.keys))
 
 
 def _given(overrides: Mapping[str, Any], given: list[tuple[str, Any]]) -> bool:
@@ -977,10 +980,10 @@ class AdBuilder:
         _set(ad, changes, False)
         _set(ad, moved, False)
         cpu: dict[str, Any] = {}
-        # this slot's own analysis of the shape (its memoised policy remembers its ads)
+        # this slot's own analysis of the shape (with its memoised policy)
         own = self.analysed.get(live.shape)
         if self.spec.helpers.cpu_busy.expression in self.policy.exprs:
-            # through the memoised CpuBusy when known: it remembers this ad, and
+            # through the memoised CpuBusy when known: it remembers what it read, and
             # `moved_at` reads CpuBusy later off it
             cpu = self._cpu_busy(ad, now, track=True, policy=None if own is None else own[2])
             ad.update(cpu)
@@ -1219,8 +1222,8 @@ class AdBuilder:
         if live.cpu:
             # CpuBusy reads no CpuBusy attribute or predicate (shared): evaluated in the
             # ad with the moving values set, the latch not moved; known without that ad
-            # when the memoised CpuBusy last read this very ad and the later one gives
-            # what it read the same values
+            # when the memoised CpuBusy last read, in an ad of this shape, the values
+            # the later one gives what it reads
             busy = _memo_alike(live.policy.exprs.get(self.spec.helpers.cpu_busy.expression),
                                live.ad, values)  # fmt: skip
             if busy is _ABSENT:

@@ -63,6 +63,9 @@ _CHARGED = tuple(f"{state}/" for state in CLAIM_STATES)
 _CLAIM_USER = attrgetter("claim_user")
 
 
+#: Where the negotiator's configuration is in a pool file (its key path).
+NEGOTIATOR_CONFIG: Final = ("negotiator", "config")
+
 #: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
 VACATE_SECONDS = 10.0
 #: NEGOTIATOR_INTERVAL's default (param_info.in).
@@ -228,12 +231,11 @@ class Simulation:
         self._heap: list[tuple[float, int, int, int, str, Any]] = []
         self._seq = 0
         self.record = Record()
-        where = ("negotiator", "config")
         config = negotiator_config(pool)
         #: what the configuration texts of the pool file warn of, each at its place
         #: (`PoolSpec.config_warning`): the negotiator's, then each machine group's
         self.warnings: list[str] = [
-            pool.config_warning(where, warning.format()) for warning in config.warnings
+            pool.config_warning(NEGOTIATOR_CONFIG, w.format()) for w in config.warnings
         ]
         self.negotiator_config = pool.negotiator_config
         #: the negotiator's configuration loaded (each cycle's SNAPSHOT hands it over: it
@@ -1042,7 +1044,7 @@ def negotiator_config(pool: PoolSpec) -> Any:
             text=pool.negotiator_config, era=pool.era or DEFAULT_ERA, subsystem="NEGOTIATOR"
         )
     except PolicyError as err:
-        raise pool.config_error(("negotiator", "config"), err) from None
+        raise pool.config_error(NEGOTIATOR_CONFIG, err) from None
 
 
 def _knob_number(
@@ -1068,7 +1070,7 @@ def _knob_number(
     lines = pool.negotiator_config.splitlines()
     shown = lines[origin.line - 1] if 0 < origin.line <= len(lines) else None
     err = PolicyError(problem, line=origin.line, column=origin.value_column, source_line=shown)
-    raise pool.config_error(("negotiator", "config"), err)
+    raise pool.config_error(NEGOTIATOR_CONFIG, err)
 
 
 def _job_ad(stream: JobStream, owner: str, cluster: int, proc: int, qdate: float) -> dict[str, Any]:

@@ -342,8 +342,8 @@ class _Guard:
         if type(node) in _LITERALS:
             return math.inf  # (what `_bound` finds of a literal, without keeping it)
         if type(node) is A.Binary and node.op in _COMPARE:
-            # not kept: a comparison is found again cheaper than looked up (its sides'
-            # slopes are kept), and the guards of a pass seldom share one
+            # not kept: a comparison is found again cheaper than looked up, and the
+            # guards of a pass seldom share one
             return self._comparison(node)
         if type(node) is A.AttrRef:
             return self._bound(node)  # (likewise: a macro's expression is kept)
@@ -504,9 +504,7 @@ class _Guard:
         """Does nothing under `node` move with the clock?"""
         if type(node) in _LITERALS:
             return True
-        return self._static_of(node)  # (not kept: never asked twice of a node in a view)
-
-    def _static_of(self, node: A.Expr) -> bool:
+        # (not kept: never asked twice of a node in a view)
         for sub in _movers(node):
             if type(sub) is not A.AttrRef or self._attribute_slope(sub)[0] != 0:
                 return False  # time() or random(), or a moving attribute

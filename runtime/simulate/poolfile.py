@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -156,50 +156,48 @@ class PoolSpec:
 _INPUT_PLACE = re.compile(r"<input>:(\d+)(?::(\d+))?")
 
 
-def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
-    """(key path) -> (line, column), 1-based, of every mapping key and list item."""
+def _nodes(text: str) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
+    """(key path, the key or list item's node, the value's node) of every mapping key
+    and list item of the YAML `text`, depth first; none when it does not compose."""
     import yaml
 
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
-        return {}
-    out: dict[tuple[Any, ...], tuple[int, int]] = {}
+        return
 
-    def walk(node: Any, path: tuple[Any, ...]) -> None:
+    def walk(node: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any, Any]]:
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                here = (*path, key.value)
-                out[here] = (key.start_mark.line + 1, key.start_mark.column + 1)
-                walk(value, here)
+                yield (*path, key.value), key, value
+                yield from walk(value, (*path, key.value))
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                here = (*path, index)
-                out[here] = (item.start_mark.line + 1, item.start_mark.column + 1)
-                walk(item, here)
+                yield (*path, index), item, item
+                yield from walk(item, (*path, index))
 
     if root is not None:
-        walk(root, ())
-    return out
+        yield from walk(root, ())
+
+
+def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
+    """(key path) -> (line, column), 1-based, of every mapping key and list item."""
+    return {
+        path: (mark.start_mark.line + 1, mark.start_mark.column + 1)
+        for path, mark, _ in _nodes(text)
+    }
 
 
 def text_origins(text: str) -> dict[tuple[Any, ...], tuple[int, int, int]]:
     """(key path) -> (line, column offset, lines), 1-based line, of every text value
     whose lines stand verbatim in `text` (a literal block, `|`), after the same
     indentation: its line L, column C is `text`'s line + L - 1, column offset + C."""
-    import yaml
-
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return {}
     lines = text.splitlines()
-    out: dict[tuple[Any, ...], tuple[int, int, int]] = {}
 
     def place(node: Any) -> tuple[int, int, int] | None:
         value = node.value
-        if node.style != "|" or not value:
-            return None
+        if getattr(node, "style", None) != "|" or not value:
+            return None  # (not a literal block: not a scalar at all, say)
         first = node.start_mark.line + 1  # (0-based: the line after the `|`)
         body = value.split("\n")
         if body[-1] == "":
@@ -213,21 +211,8 @@ def text_origins(text: str) -> dict[tuple[Any, ...], tuple[int, int, int]]:
                 return None
         return first + 1, indent, len(body)
 
-    def walk(node: Any, path: tuple[Any, ...]) -> None:
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                walk(value, (*path, key.value))
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                walk(item, (*path, index))
-        elif isinstance(node, yaml.ScalarNode):
-            found = place(node)
-            if found is not None:
-                out[path] = found
-
-    if root is not None:
-        walk(root, ())
-    return out
+    found = ((path, place(value)) for path, _, value in _nodes(text))
+    return {path: origin for path, origin in found if origin is not None}
 
 
 class Reader:

@@ -24,6 +24,15 @@ EXAMPLE = Path(__file__).with_name("example.yaml")
 #: time() at simulated time 0 when the pool file gives no `epoch`: Monday 2025-12-01 00:00 UTC.
 EPOCH = 1_764_547_200
 OWNER_MODELS = ("office_hours", "dedicated")
+#: The longest time a pool file may give, in seconds: the simulator keeps its instants
+#: as floats, exact to the millisecond up to 2**53 ms (some 285,000 years); beyond, a
+#: length drawn from it or added to one is no longer a time (1e308 minutes is infinity)
+LONGEST_SECONDS = 2**53 / 1000
+#: The most jobs a stream may submit per hour: one a millisecond (`LONGEST_SECONDS`)
+MOST_PER_HOUR = 3_600_000.0
+#: A number as YAML 1.2 and JSON write it that YAML 1.1 (PyYAML's) reads as text: an
+#: exponent without a dot (`1e3`) or without a sign (`1.0e3`)
+_YAML12_NUMBER = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 
 
 class PoolFileError(PolicyError):
@@ -233,9 +242,11 @@ class Reader:
         self,
         value: Any,
         path: tuple[Any, ...],
-        known: tuple[str, ...],
+        known: tuple[str, ...] | None,
         required: tuple[str, ...] = (),
     ) -> Mapping[str, Any]:
+        """`value` checked as a mapping of the `known` keys (None: of any keys, such as a
+        job ad's attributes), with the `required` ones; absent: an empty one."""
         if value is None and not required:
             return {}
         if not isinstance(value, Mapping):
@@ -243,6 +254,8 @@ class Reader:
         for key in required:
             if key not in value:
                 raise self.error(path, f"{key!r} is missing")
+        if known is None:
+            return value
         for key in value:
             if key not in known:
                 near = difflib.get_close_matches(str(key), known, n=1)
@@ -251,14 +264,30 @@ class Reader:
         return value
 
     def number(
-        self, value: Any, path: tuple[Any, ...], *, minimum: float = 0.0, integer: bool = False
+        self,
+        value: Any,
+        path: tuple[Any, ...],
+        *,
+        minimum: float = 0.0,
+        maximum: float = math.inf,
+        integer: bool = False,
     ) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.error(path, f"must be a number, not {value!r}")
+            hint = ""
+            if isinstance(value, str) and _YAML12_NUMBER.fullmatch(value.strip()):
+                # (PyYAML reads YAML 1.1: `1e3` is text there, `1.0e+3` a number)
+                hint = (
+                    " (YAML reads it as text: write the exponent with a dot and a sign, 1.0e+3)"
+                    if "e" in value.lower()
+                    else " (a number in quotes is text)"
+                )
+            raise self.error(path, f"must be a number, not {value!r}{hint}")
         if not math.isfinite(value):
             raise self.error(path, f"must be a finite number, not {value!r}")
         if value < minimum:
             raise self.error(path, f"must be at least {minimum:g}")
+        if value > maximum:
+            raise self.error(path, f"must be at most {maximum:g}")
         if integer and int(value) != value:
             raise self.error(path, "must be a whole number")
         return float(value)
@@ -294,9 +323,7 @@ def pool_spec(
     if not top:
         raise r.error((), "a pool file must be a mapping with 'machines' and 'jobs'")
     negotiator = r.mapping(top.get("negotiator"), ("negotiator",), ("config", "users"))
-    users_raw = r.mapping(
-        negotiator.get("users"), ("negotiator", "users"), tuple(negotiator.get("users") or ())
-    )
+    users_raw = r.mapping(negotiator.get("users"), ("negotiator", "users"), None)
     users: dict[str, dict[str, float]] = {}
     for name, values in users_raw.items():
         where = ("negotiator", "users", name)
@@ -312,7 +339,7 @@ def pool_spec(
             raise r.error(("era",), f"unknown era {era!r} (known: {', '.join(ERAS)})")
     return PoolSpec(
         file=file,
-        hours=r.number(top.get("hours", 24), ("hours",)),
+        hours=r.number(top.get("hours", 24), ("hours",), maximum=LONGEST_SECONDS / 3600),
         seed=int(r.number(top.get("seed", 1), ("seed",), integer=True)),
         epoch=int(r.number(top.get("epoch", EPOCH), ("epoch",), integer=True)),
         negotiator_config=r.text(negotiator.get("config", ""), ("negotiator", "config")),
@@ -351,9 +378,7 @@ def _machines(
             origins[(*where, "startd")] = (str(startd_path), 1, 0, len(startd.splitlines()))
         else:
             startd = r.text(entry.get("startd", ""), (*where, "startd"))
-        machine = r.mapping(
-            entry.get("machine"), (*where, "machine"), tuple(entry.get("machine") or ())
-        )
+        machine = r.mapping(entry.get("machine"), (*where, "machine"), None)
         owner_raw = r.mapping(
             entry.get("owner"),
             (*where, "owner"),
@@ -365,11 +390,24 @@ def _machines(
         numbers = {
             k: r.number(v, (*where, "owner", k)) for k, v in owner_raw.items() if k != "model"
         }
-        if numbers.get("session_minutes", 1) <= 0:  # (the lengths' mean: drawn by 1 / it)
+        minutes = numbers.get("session_minutes", 1)
+        if minutes <= 0:  # (the lengths' mean: drawn by 1 / it)
             raise r.error((*where, "owner", "session_minutes"), "must be above 0")
+        if minutes > LONGEST_SECONDS / 60:
+            raise r.error(
+                (*where, "owner", "session_minutes"), f"must be at most {LONGEST_SECONDS / 60:g}"
+            )
         owner = Owner(model, **numbers)
         if owner.end_hour <= owner.start_hour or owner.end_hour > 24:
             raise r.error((*where, "owner"), "the working day must end after it starts, by 24")
+        day_minutes = (owner.end_hour - owner.start_hour) * 60
+        if owner.sessions > day_minutes:
+            # a session lasts a minute at least (runtime.simulate.owners): more than the
+            # working day's minutes would all run into one another
+            raise r.error(
+                (*where, "owner", "sessions"),
+                f"must be at most {day_minutes:g}, the working day's minutes",
+            )
         count = int(r.number(entry.get("count", 1), (*where, "count"), minimum=1, integer=True))
         out.append(MachineGroup(name, count, startd, dict(machine), owner))
     return tuple(out)
@@ -390,13 +428,15 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
         if "@" not in user:
             raise r.error((*where, "user"), "must be user@domain")
         run = r.mapping(entry.get("run_minutes"), (*where, "run_minutes"), ("mean", "distribution"))
-        mean = r.number(run.get("mean", 60), (*where, "run_minutes", "mean"))
+        mean = r.number(
+            run.get("mean", 60), (*where, "run_minutes", "mean"), maximum=LONGEST_SECONDS / 60
+        )
         if mean <= 0:
             raise r.error((*where, "run_minutes", "mean"), "must be above 0")
         distribution = run.get("distribution", "exponential")
         if distribution not in ("exponential", "fixed"):
             raise r.error((*where, "run_minutes", "distribution"), "must be exponential or fixed")
-        raw_ad = r.mapping(entry.get("ad"), (*where, "ad"), tuple(entry.get("ad") or ()))
+        raw_ad = r.mapping(entry.get("ad"), (*where, "ad"), None)
         ad = {str(k): _classad_value(r, v, (*where, "ad", k)) for k, v in raw_ad.items()}
         nice = entry.get("nice", False)
         if not isinstance(nice, bool):
@@ -407,8 +447,15 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
             JobStream(
                 user=user,
                 count=int(r.number(entry.get("count", 0), (*where, "count"), integer=True)),
-                at=60 * r.number(entry.get("at_minutes", 0), (*where, "at_minutes")),
-                rate_per_hour=r.number(entry.get("rate_per_hour", 0), (*where, "rate_per_hour")),
+                at=60
+                * r.number(
+                    entry.get("at_minutes", 0),
+                    (*where, "at_minutes"),
+                    maximum=LONGEST_SECONDS / 60,
+                ),
+                rate_per_hour=r.number(
+                    entry.get("rate_per_hour", 0), (*where, "rate_per_hour"), maximum=MOST_PER_HOUR
+                ),
                 run_mean=mean,
                 run_fixed=distribution == "fixed",
                 ad=dict(ad),
@@ -418,7 +465,9 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
                 else r.text(group, (*where, "accounting_group")),
                 max_retirement_minutes=None
                 if retire is None
-                else r.number(retire, (*where, "max_retirement_minutes")),
+                else r.number(
+                    retire, (*where, "max_retirement_minutes"), maximum=LONGEST_SECONDS / 60
+                ),
             )
         )
     return tuple(out)

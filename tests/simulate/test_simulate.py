@@ -240,7 +240,7 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     )
     # a number that is no number of hours: on the command line; in the file, at its key
     bad.write_text("machines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
-    for hours in ("-1", "two", "nan", "inf"):
+    for hours in ("-1", "two", "nan", "inf", "1e300"):
         with pytest.raises(SystemExit) as stopped:
             main(["simulate", str(bad), "--hours", hours])
         assert stopped.value.code == 2
@@ -248,6 +248,68 @@ def test_bad_pool_files_are_positioned(tmp_path: Path, capsys: pytest.CaptureFix
     bad.write_text("hours: .nan\nmachines:\n  - {name: a, startd: 'START = True'}\njobs: []\n")
     assert main(["simulate", str(bad)]) == 2
     assert f"{bad}:1:1: hours: must be a finite number" in capsys.readouterr().err
+
+
+_GROUP = "machines:\n  - name: a\n    startd: 'START = True'\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a mapping of any keys that is no mapping (each was a TypeError)
+        (
+            "negotiator:\n  users: 2.5\n" + _GROUP + "jobs: []\n",
+            "2:3: negotiator.users: must be a mapping",
+        ),
+        (_GROUP + "    machine: 7\njobs: []\n", "4:5: machines.0.machine: must be a mapping"),
+        # times whose seconds are no time (ZeroDivisionError, OverflowError: an
+        # exponential of mean infinity, a retirement of infinite seconds)
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, count: 1, run_minutes: {mean: 1.0e+308}}\n",
+            "5:43: jobs.0.run_minutes.mean: must be at most 1.5012e+11",
+        ),
+        (
+            _GROUP + "    owner: {model: office_hours, session_minutes: 1.0e+308}\njobs: []\n",
+            "4:34: machines.0.owner.session_minutes: must be at most 1.5012e+11",
+        ),
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, count: 1, max_retirement_minutes: 1.0e+308}\n",
+            "5:29: jobs.0.max_retirement_minutes: must be at most 1.5012e+11",
+        ),
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, count: 1, at_minutes: 1.0e+307}\n",
+            "5:29: jobs.0.at_minutes: must be at most 1.5012e+11",
+        ),
+        ("hours: 1.0e+300\n" + _GROUP + "jobs: []\n", "1:1: hours: must be at most 2.502e+09"),
+        # more than one arrival a millisecond, more sessions than a working day's
+        # minutes (each ran without end: arrivals 1e-297 s apart, 1e12 sessions a day)
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, rate_per_hour: 1.0e+300}\n",
+            "5:19: jobs.0.rate_per_hour: must be at most 3.6e+06",
+        ),
+        (
+            _GROUP + "    owner: {model: office_hours, sessions: 1000000000000}\njobs: []\n",
+            "4:34: machines.0.owner.sessions: must be at most 480, the working day's minutes",
+        ),
+        # YAML 1.1 (PyYAML) reads `1e3` as text: the error says how to write it
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, rate_per_hour: 1e3}\n",
+            "5:19: jobs.0.rate_per_hour: must be a number, not '1e3' (YAML reads it as text: "
+            "write the exponent with a dot and a sign, 1.0e+3)",
+        ),
+        (
+            _GROUP + "jobs:\n  - {user: ann@x, count: '3'}\n",
+            "5:19: jobs.0.count: must be a number, not '3' (a number in quotes is text)",
+        ),
+    ],
+)
+def test_pool_file_values_no_simulation_can_use_are_positioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    assert main(["simulate", str(bad), "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"condor-policy: {bad}:{expected}\n"
 
 
 @pytest.mark.parametrize("era", ["condor-6.4", "condor-6.8", "htcondor-current"])

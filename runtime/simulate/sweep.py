@@ -31,7 +31,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from runtime.simulate.poolfile import PoolFileError, PoolSpec, Reader, key_positions, read_pool
+from runtime.simulate.poolfile import (
+    LONGEST_SECONDS,
+    MOST_PER_HOUR,
+    PoolFileError,
+    PoolSpec,
+    Reader,
+    key_positions,
+    read_pool,
+)
 
 EXAMPLE = Path(__file__).with_name("sweep-example.yaml")
 SEMANTICS = ("code", "manual")
@@ -133,7 +141,15 @@ def read_sweep(path: str) -> SweepSpec:
                                 dict(startd)))  # fmt: skip
     seeds = _numbers(r, top.get("seeds", [pool.seed]), ("seeds",), integer=True)
     scales = _numbers(r, top.get("scales", [1.0]), ("scales",), integer=False)
-    hours = r.number(top.get("hours", pool.hours), ("hours",), minimum=0.0)
+    for i, scale in enumerate(scales):  # the scaled pool is one a pool file could give
+        counts = [g.count for g in pool.machines] + [j.count for j in pool.jobs]
+        if not all(math.isfinite(count * scale) for count in counts):
+            raise r.error(("scales", i), f"scale {scale:g} makes counts beyond any number")
+        if any(j.rate_per_hour * scale > MOST_PER_HOUR for j in pool.jobs):
+            raise r.error(
+                ("scales", i), f"scale {scale:g} makes a rate_per_hour above {MOST_PER_HOUR:g}"
+            )
+    hours = r.number(top.get("hours", pool.hours), ("hours",), maximum=LONGEST_SECONDS / 3600)
     semantics = str(top.get("semantics", "code"))
     if semantics not in SEMANTICS:
         raise r.error(("semantics",), f"semantics must be one of {', '.join(SEMANTICS)}")
@@ -141,13 +157,18 @@ def read_sweep(path: str) -> SweepSpec:
     if "htcondor" in top:
         h = r.mapping(top["htcondor"], ("htcondor",), ("jobs", "cores", "memory", "disk", "python",
                                                       "submit"))  # fmt: skip
+        submit = r.mapping(h.get("submit"), ("htcondor", "submit"), None)
+        for key, value in submit.items():
+            if isinstance(value, Mapping | list) or value is None:
+                raise r.error(("htcondor", "submit", key), "must be a submit command's value")
+        python = h.get("python")
         options = HTCondorOptions(
-            jobs=int(r.number(h.get("jobs", 4), ("htcondor", "jobs"), minimum=1)),
-            cores=int(r.number(h.get("cores", 1), ("htcondor", "cores"), minimum=1)),
-            memory=str(h.get("memory", "2 GB")),
-            disk=str(h.get("disk", "1 GB")),
-            python=None if h.get("python") is None else str(h["python"]),
-            submit={str(k): str(v) for k, v in (h.get("submit") or {}).items()},
+            jobs=int(r.number(h.get("jobs", 4), ("htcondor", "jobs"), minimum=1, integer=True)),
+            cores=int(r.number(h.get("cores", 1), ("htcondor", "cores"), minimum=1, integer=True)),
+            memory=_size(r, h.get("memory", "2 GB"), ("htcondor", "memory")),
+            disk=_size(r, h.get("disk", "1 GB"), ("htcondor", "disk")),
+            python=None if python is None else r.text(python, ("htcondor", "python")),
+            submit={str(k): str(v) for k, v in submit.items()},
         )
     spec = SweepSpec(path, pool, tuple(variants), tuple(int(s) for s in seeds), tuple(scales),
                      float(hours), semantics, options)  # fmt: skip
@@ -157,6 +178,25 @@ def read_sweep(path: str) -> SweepSpec:
         except PoolFileError as err:
             raise r.error(("variants", i), f"variant {variant.name!r}: {err.message}") from None
     return spec
+
+
+def _size(r: Reader, value: Any, path: tuple[Any, ...]) -> str:
+    """A worker's memory or disk request as dask reads it (`dask.utils.parse_bytes`):
+    text with a unit ("2 GB", "512 MiB"), above 0. A bare number is refused: dask would
+    read bytes where HTCondor's request_memory reads megabytes."""
+    from dask.utils import parse_bytes
+
+    if isinstance(value, bool) or not isinstance(value, str):
+        raise r.error(path, f"must be a size with a unit, such as '2 GB', not {value!r}")
+    try:
+        size = parse_bytes(value)
+    except ValueError:
+        raise r.error(path, f"not a size dask reads: {value!r} (such as '2 GB')") from None
+    if value.strip().replace(".", "", 1).isdigit():
+        raise r.error(path, f"give a unit, such as '{value.strip()} MB' (a bare number is bytes)")
+    if size <= 0:
+        raise r.error(path, f"must be above 0, not {value!r}")
+    return value
 
 
 def _numbers(r: Reader, value: Any, path: tuple[Any, ...], *, integer: bool) -> list[float]:

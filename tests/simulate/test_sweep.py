@@ -130,6 +130,43 @@ def test_sweep_file_errors_are_positioned(
     assert "did you mean 'seeds'" in capsys.readouterr().err
 
 
+_SWEEP_HEAD = "pool: pool.yaml\nvariants:\n  - name: a\n"
+
+
+@pytest.mark.parametrize(
+    ("tail", "expected"),
+    [
+        # what dask-jobqueue reads when the cluster starts (each a ValueError then)
+        ("htcondor: {memory: 'lots'}\n", "4:12: htcondor.memory: not a size dask reads: 'lots'"),
+        ("htcondor: {disk: [1]}\n", "4:12: htcondor.disk: must be a size with a unit"),
+        (
+            "htcondor: {memory: '2048'}\n",
+            "4:12: htcondor.memory: give a unit, such as '2048 MB' (a bare number is bytes)",
+        ),
+        ("htcondor: {memory: '0 GB'}\n", "4:12: htcondor.memory: must be above 0"),
+        # (AttributeError)
+        ("htcondor: {submit: [a]}\n", "4:12: htcondor.submit: must be a mapping"),
+        ("htcondor: {submit: {+A: {b: 1}}}\n", "4:21: htcondor.submit.+A: must be a submit"),
+        ("htcondor: {python: [1]}\n", "4:12: htcondor.python: must be text"),
+        # (2.5 workers was 2)
+        ("htcondor: {jobs: 2.5}\n", "4:12: htcondor.jobs: must be a whole number"),
+        # a scale beyond any count (OverflowError) or arrival rate
+        ("scales: [1.0e+308]\n", "4:10: scales.0: scale 1e+308 makes counts beyond any number"),
+        ("scales: [1.0e+306]\n", "4:10: scales.0: scale 1e+306 makes a rate_per_hour above"),
+    ],
+)
+def test_sweep_values_no_sweep_can_use_are_positioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tail: str, expected: str
+) -> None:
+    """Each is found when the file is read, not when a cluster or a task starts."""
+    pool = POOL.replace("count: 4,", "count: 4, rate_per_hour: 1,")
+    sweep = _files(tmp_path, _SWEEP_HEAD + tail)
+    (tmp_path / "pool.yaml").write_text(pool)
+    assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"condor-policy: {sweep}:{expected}"), err
+
+
 def test_a_scheduler_that_cannot_be_reached_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

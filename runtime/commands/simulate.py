@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from runtime.simulate import Record, Simulation
+    from runtime.simulate import PoolSpec, Record, Simulation
 
 NAME = "simulate"
 HELP = "Simulate a whole pool over hours or days: slots, owners, jobs, the negotiator."
@@ -82,7 +82,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from compiler.errors import PolicyError
     from runtime.simulate import (
-        Simulation,
         example_text,
         read_pool,
         summary,
@@ -99,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         out_directory(args.out)  # (before the run, not after it)
     hours = args.hours if args.hours is not None else pool.hours
-    simulation = Simulation(pool, semantics=args.semantics, seed=args.seed)
+    simulation = _set_up(pool, args.semantics, args.seed)
     for warning in simulation.warnings:  # (a configuration text's, at its place)
         print(f"condor-policy: warning: {warning}", file=sys.stderr)
     until = hours * 3600
@@ -121,6 +120,27 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     return 0
+
+
+def _set_up(pool: PoolSpec, semantics: str, seed: int | None) -> Simulation:
+    """The simulation set up, with a progress bar on a terminal (stderr): a pool of ten
+    thousand slots takes seconds, a mistyped count far longer (Ctrl-C stops it)."""
+    from runtime.simulate import Simulation
+    from runtime.simulate.engine import setup_size
+
+    if not sys.stderr.isatty():
+        return Simulation(pool, semantics=semantics, seed=seed)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("setting up"), BarColumn(), MofNCompleteColumn(), transient=True,
+    ) as bar:  # fmt: skip
+        task = bar.add_task("setup", total=setup_size(pool))
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done)
+
+        return Simulation(pool, semantics=semantics, seed=seed, progress=progress)
 
 
 def _run(simulation: Simulation, until: float) -> Record:

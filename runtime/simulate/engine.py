@@ -207,6 +207,17 @@ class Starter:
         self.sim.job_signal(self.index, kind)
 
 
+#: How many steps of the set-up (`setup_size`) between two reports of its progress
+SETUP_STEP = 256
+
+
+def setup_size(pool: PoolSpec) -> int:
+    """The steps of a simulation's set-up: each slot made, each slot started, each job
+    queued at the start."""
+    slots = sum(group.count for group in pool.machines)
+    return 2 * slots + sum(stream.count for stream in pool.jobs if stream.at <= 0)
+
+
 class Simulation:
     """One simulation of a pool (`run(until)` advances it; `record` holds the outputs)."""
 
@@ -218,10 +229,23 @@ class Simulation:
         seed: int | None = None,
         table_of: Callable[[str], Any] | None = None,
         naive: bool = False,
+        progress: Callable[[int, int], None] | None = None,
     ) -> None:
+        """`progress(done, total)`, when given, is told how far the set-up is (the slots
+        made and started, the jobs queued at the start: `setup_size`), every
+        `SETUP_STEP` of them and at the end: ten thousand slots take seconds to set up."""
         from runtime.pool import FactorKnobs, facts
 
         self.pool = pool
+        total = setup_size(pool)
+        done = 0
+
+        def step(count: int = 1) -> None:
+            nonlocal done
+            before, done = done, done + count
+            if progress is not None and (done // SETUP_STEP != before // SETUP_STEP):
+                progress(done, total)
+
         self.semantics = semantics
         #: evaluate every pass (the startd's stepping) instead of skipping quiet stretches
         self.naive = naive
@@ -271,7 +295,7 @@ class Simulation:
         self._collect_at = SIMULATION_COLLECT_EVERY
         # (tens of thousands of objects per slot set up: not walked by the collector)
         with fewer_collections():
-            self.slots = self._make_slots(table_of)
+            self.slots = self._make_slots(table_of, step)
             #: each slot's `Slot.model` (`_census` reads their pair names)
             self._models = [run.slot.model for run in self.slots]
             #: each slot's index by name (a cycle's matches name the slots)
@@ -283,6 +307,7 @@ class Simulation:
                 else:
                     self._reached(run.index or 0)  # planned below
                 release_retired()  # (between two slots no evaluation runs: `_run`)
+                step()
             self.jobs: list[SimJob] = []
             self.idle: IdleJobs[SimJob] = IdleJobs()
             self._counter = 0
@@ -293,6 +318,7 @@ class Simulation:
                 if stream.at <= 0:
                     for _ in range(stream.count):
                         self._submit(index, 0.0)
+                        step()
                 elif stream.count:
                     self._schedule(stream.at, "batch", index)
                 if stream.rate_per_hour > 0:
@@ -301,9 +327,13 @@ class Simulation:
             # the slots due at the first instant planned now, the others with its events
             # (`_run`): the first cycle claims most of them
             self._flush(due_now=True)
+        if progress is not None:
+            progress(total, total)
 
     # ------------------------------------------------------------------ set-up
-    def _make_slots(self, table_of: Callable[[str], Any] | None) -> list[SlotRun]:
+    def _make_slots(
+        self, table_of: Callable[[str], Any] | None, step: Callable[[], None]
+    ) -> list[SlotRun]:
         from runtime.clock import SimClock
         from runtime.slot import Slot
 
@@ -338,6 +368,7 @@ class Simulation:
                     listener=self._listener(index), listen=("transition",), explain=False,
                 )  # fmt: skip
                 out.append(SlotRun(name, g, slot, sensors, index=index))
+                step()
         return out
 
     def _listener(self, index: int) -> Callable[[dict[str, Any]], None]:

@@ -312,6 +312,23 @@ def test_pool_file_values_no_simulation_can_use_are_positioned(
     assert capsys.readouterr().err == f"condor-policy: {bad}:{expected}\n"
 
 
+def test_the_set_up_tells_its_progress() -> None:
+    """Every slot made and started and every job queued at the start is a step of the
+    set-up (a batch queued later is not); the steps are told every SETUP_STEP and at
+    the end, so a pool too big to set up is seen not to be."""
+    from runtime.simulate.engine import SETUP_STEP
+
+    pool = _pool(
+        [{"name": "n", "count": 300, "startd": DEDICATED}],
+        [{"user": "a@x", "count": 100}, {"user": "b@x", "count": 50, "at_minutes": 10}],
+    )
+    told: list[tuple[int, int]] = []
+    sim = Simulation(pool, progress=lambda done, total: told.append((done, total)))
+    total = 2 * 300 + 100
+    assert told == [(n, total) for n in range(SETUP_STEP, total, SETUP_STEP)] + [(total, total)]
+    assert len(sim.slots) == 300 and len(sim.jobs) == 100
+
+
 @pytest.mark.parametrize("era", ["condor-6.4", "condor-6.8", "htcondor-current"])
 def test_a_pools_era_is_the_era_its_configurations_are_read_in(era: str) -> None:
     """`era:` compiles every machine group's startd text in that era and reads it with

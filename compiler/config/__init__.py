@@ -83,6 +83,7 @@ def load_config(
     state = ReadState(table, defaults, Context(environment), allow_commands)
     if text is not None:
         body = decode(text, "<input>") if isinstance(text, bytes) else text
+        table.texts["<input>"] = body
         read_text(state, body, "<input>")
         apply_domain(state)
         read_locals(state)

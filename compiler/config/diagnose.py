@@ -16,6 +16,7 @@ Only the error path runs this code; it never changes what a look-up returns.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
@@ -101,7 +102,7 @@ def _walk(
                         early,
                         via[:-1] if via[-1].upper() == early.upper() else via,
                         definition.name,
-                        _use_site(definition.origin, early),
+                        _use_site(definition.origin, early, table.texts),
                         f"{early} is defined too late, at {_describe(later.origin)}: "
                         "HTCondor expands a reference to the name being assigned when it "
                         "reads the line, and there it was not yet defined",
@@ -138,7 +139,7 @@ def _walk(
             _walk(table, context, (*via, ref), text, owner, found, seen)
             if len(found) > before:
                 continue
-        where = _use_site(definition.origin, ref) if definition else "<Default>"
+        where = _use_site(definition.origin, ref, table.texts) if definition else "<Default>"
         owner_name = definition.name if definition else via[-1]
         found.append(EmptyMacro(ref, via, owner_name, where, _reason(table, ref, value, target)))
 
@@ -159,12 +160,13 @@ def _describe(origin: Origin) -> str:
     return text
 
 
-def _use_site(origin: Origin, ref: str) -> str:
-    """`file:line:col` of `$(ref` in the source, or the definition's own position."""
+def _use_site(origin: Origin, ref: str, texts: Mapping[str, str]) -> str:
+    """`file:line:col` of `$(ref` in the source (`texts`: those read without a file, by
+    name), or the definition's own position."""
     if origin.template:
         inside = f", line {origin.template_line} of the template" if origin.template_line else ""
         return f"{_describe(origin)}{inside}"
-    located = _locate(origin, ref)
+    located = _locate(origin, ref, texts)
     if located is None:
         if not origin.line:
             return origin.file
@@ -173,14 +175,20 @@ def _use_site(origin: Origin, ref: str) -> str:
     return f"{origin.file}:{line}:{column}"
 
 
-def _locate(origin: Origin, ref: str) -> tuple[int, int] | None:
-    """Find `$(ref)` / `$(ref:` in the file from the definition's line on."""
-    if not origin.line or origin.file.startswith("<"):
+def _locate(origin: Origin, ref: str, texts: Mapping[str, str]) -> tuple[int, int] | None:
+    """Find `$(ref)` / `$(ref:` in the file (or the text read without one) from the
+    definition's line on."""
+    if not origin.line:
         return None
-    try:
-        lines = Path(origin.file).read_text(encoding="utf-8", errors="replace").split("\n")
-    except OSError:
+    if origin.file in texts:
+        lines = texts[origin.file].split("\n")
+    elif origin.file.startswith("<"):
         return None
+    else:
+        try:
+            lines = Path(origin.file).read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            return None
     pattern = re.compile(r"\$\(" + re.escape(ref) + r"[:)]", re.IGNORECASE)
     first = origin.line - 1
     for index in range(first, min(len(lines), first + MAX_CONTINUATION)):

@@ -67,12 +67,21 @@ def _read_local_files(state: ReadState) -> None:
         value = _expanded(state, "LOCAL_CONFIG_FILE")
 
 
+def _local_origin(state: ReadState) -> Origin | None:
+    """Where the LOCAL_CONFIG_FILE in force is defined in a file (None: a default, or a
+    template's): what a problem with the source it names is placed at."""
+    named = state.table.winner("LOCAL_CONFIG_FILE")
+    origin = named.origin if named is not None else None
+    if origin is not None and origin.line and not origin.template:
+        return origin
+    return None
+
+
 def _read_local(state: ReadState, source: str) -> None:
+    origin = _local_origin(state)
     if source.endswith("|"):
         # A command: errors point at the LOCAL_CONFIG_FILE definition that names it.
-        named = state.table.winner("LOCAL_CONFIG_FILE")
-        origin = named.origin if named is not None else None
-        if origin is not None and origin.line and not origin.template:
+        if origin is not None:
             file = origin.file
             where = LogicalLine(source, origin.line, origin.column, "")
         else:
@@ -82,11 +91,18 @@ def _read_local(state: ReadState, source: str) -> None:
     path = Path(source)
     if not path.is_file():
         if _required(state):
+            message = (
+                f"cannot read LOCAL_CONFIG_FILE '{source}' (HTCondor refuses the configuration"
+                " unless REQUIRE_LOCAL_CONFIG_FILE is false)"
+            )
             state.errors.append(
-                ConfigError(
-                    f"cannot read LOCAL_CONFIG_FILE '{source}' (HTCondor refuses the configuration"
-                    " unless REQUIRE_LOCAL_CONFIG_FILE is false)",
-                    file=source,
+                ConfigError(message, file=source)
+                if origin is None  # (the default names it: the file is the place)
+                else ConfigError(
+                    message,
+                    file=origin.file,
+                    line=origin.line,
+                    column=origin.value_column or origin.column,
                 )
             )
         return

@@ -73,6 +73,9 @@ class Table(msgspec.Struct):
     definitions: dict[str, list[Definition]] = msgspec.field(default_factory=dict)
     prefixes: tuple[str, ...] = ()
     local_name: str = ""
+    #: configuration text read without a file, by the name it was read under
+    #: ("<input>"): where a diagnosis finds a reference's column (a file is read again)
+    texts: dict[str, str] = msgspec.field(default_factory=dict)
 
     def define(self, definition: Definition) -> None:
         self.definitions.setdefault(definition.name.upper(), []).append(definition)

@@ -91,12 +91,15 @@ def test_the_error_still_points_at_the_definition() -> None:
     assert (info.value.file, info.value.line, info.value.column) == (str(path), 2, 9)
 
 
-def test_text_input_reports_the_definition_position() -> None:
-    """Configuration text has no file to look in: the use is where the value starts."""
-    config = load_config(text="START = $(NOWHERE) && True\n")
+def test_text_input_reports_where_each_use_is() -> None:
+    """Configuration text read without a file is searched as a file is (each use was
+    placed where the value starts: <input>:2:9 for both, the pool file's `startd:`
+    texts in `simulate` the same)."""
+    config = load_config(text="X = 1\nSTART = True && $(NOWHERE) && \\\n  $(NOPE)\n")
     with pytest.raises(ConfigError) as info:
         config.expr("START")
-    assert "used by START at <input>:1:9" in info.value.message
+    assert "used by START at <input>:2:17" in info.value.message
+    assert "used by START at <input>:3:3" in info.value.message
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("*.config")), ids=lambda p: p.name)

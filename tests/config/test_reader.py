@@ -351,3 +351,29 @@ def test_subsystem_specific_defaults_and_auto_use() -> None:
     assert load_config().get("JOB_TRANSFORM_NAMES") is None
     forced = load_config(text="AUTO_USE_POLICY_Always_Run_Jobs = true\n")
     assert forced.get("MaxJobRetirementTime") == "2147483647"
+
+
+def test_a_missing_local_config_file_is_an_error_at_the_definition_naming_it(
+    tmp_path: Path,
+) -> None:
+    """HTCondor refuses a configuration whose LOCAL_CONFIG_FILE cannot be read (unless
+    REQUIRE_LOCAL_CONFIG_FILE is false: tests/config/fixtures/field, against the
+    oracle); the error is placed at the value that names the file, in the text or file
+    defining it (it named only the missing file, so a text read without one had no
+    place at all)."""
+    missing = tmp_path / "nowhere" / "condor_config.local"
+    text = f"LOCAL_DIR = {missing.parent}\nLOCAL_CONFIG_FILE =  $(LOCAL_DIR)/condor_config.local\n"
+    with pytest.raises(PolicyError) as raised:
+        load_config(text=text)
+    assert raised.value.format() == (
+        f"<input>:2:22: cannot read LOCAL_CONFIG_FILE '{missing}' (HTCondor refuses the "
+        "configuration unless REQUIRE_LOCAL_CONFIG_FILE is false)"
+    )
+    config = tmp_path / "condor_config"
+    config.write_text(text)
+    with pytest.raises(PolicyError) as raised:
+        load_config(config)
+    assert raised.value.format().startswith(f"{config}:2:22: cannot read LOCAL_CONFIG_FILE")
+    assert load_config(text=text + "REQUIRE_LOCAL_CONFIG_FILE = false\n").get("LOCAL_DIR") == (
+        str(missing.parent)
+    )

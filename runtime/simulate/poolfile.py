@@ -127,17 +127,18 @@ class PoolSpec:
         """`err`, found in the configuration text at `path`, at its place in the file
         the text is in (else named by the key path and its place in the text)."""
         where = ".".join(map(str, path))
+        message = self.placed(path, err.message)  # (the places its details name)
         if err.line is None:
-            return PoolFileError(f"{where}: {err.message}", file=self.file)
+            return PoolFileError(f"{where}: {message}", file=self.file)
         file, line, column = self.located(path, err.line, err.column or 0)
         if not line:
             spot = f"{err.line}" if err.column is None else f"{err.line}:{err.column}"
-            return PoolFileError(f"{where}:{spot}: {err.message}", file=self.file)
+            return PoolFileError(f"{where}:{spot}: {message}", file=self.file)
         shown = None
         if err.source_line is not None:
             shown = " " * (column - (err.column or 0)) + err.source_line  # the file's line
         return PoolFileError(
-            f"{where}: {err.message}",
+            f"{where}: {message}",
             file=file,
             line=line,
             column=None if err.column is None else column,
@@ -156,9 +157,22 @@ class PoolSpec:
         if not line:
             return f"{self.file}: {where}: {text}"
         place = f"{file}:{line}" if found[2] is None else f"{file}:{line}:{column}"
-        if found.start() == 0 and text.startswith(": ", found.end()):
-            return f"{place}: {where}: {text[found.end() + 2 :]}"
-        return f"{where}: {text[: found.start()]}{place}{text[found.end() :]}"
+        rest = self.placed(path, text[found.end() :])
+        if found.start() == 0 and rest.startswith(": "):
+            return f"{place}: {where}: {rest[2:]}"
+        return f"{where}: {text[: found.start()]}{place}{rest}"
+
+    def placed(self, path: tuple[Any, ...], text: str) -> str:
+        """`text` with each place `<input>:line[:column]` in the configuration text at
+        `path` written as its place in the file the text is in (one not known: as is)."""
+
+        def place(found: re.Match[str]) -> str:
+            file, line, column = self.located(path, int(found[1]), int(found[2] or 0))
+            if not line:
+                return found[0]
+            return f"{file}:{line}" if found[2] is None else f"{file}:{line}:{column}"
+
+        return _INPUT_PLACE.sub(place, text)
 
 
 #: A place in a text read without a file (`PolicyError.where`): `<input>:line[:column]`.

@@ -435,6 +435,26 @@ def test_configuration_texts_are_positioned_in_the_pool_file(
     startd.write_bytes(b"START = True\nRANK = \xff\n")
     assert main(["simulate", str(pool)]) == 2
     assert f"{startd}:2:8: byte 0xFF is not UTF-8 text" in capsys.readouterr().err
+    # the places its details name too (each was `<input>:2:11`: the value in the text)
+    pool.write_text(
+        text.format(negotiator="", startd="      SUSPEND = True && $(NOPE) && $(NADA)\n")
+    )
+    assert main(["simulate", str(pool)]) == 2
+    err = capsys.readouterr().err
+    assert f"{pool}:9:17: machines.0.startd: SUSPEND is not a valid ClassAd expression" in err
+    assert (
+        f"NOPE is not defined (in no file, and era htcondor-current has no default for it); used by SUSPEND at {pool}:9:25\n"
+        in err
+    )
+    assert f"used by SUSPEND at {pool}:9:36\n" in err
+    # a LOCAL_CONFIG_FILE that cannot be read: at the value naming it (had no place)
+    pool.write_text(
+        text.format(negotiator="", startd=f"      LOCAL_CONFIG_FILE = {tmp_path}/no.cfg\n")
+    )
+    assert main(["simulate", str(pool)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"condor-policy: {pool}:9:27: machines.0.startd: cannot read LOCAL_CONFIG_FILE"
+    )
 
 
 # ---- the event-driven engine is the startd's stepping, faster --------------------------

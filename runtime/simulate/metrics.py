@@ -160,7 +160,7 @@ def table_lines(metrics: Mapping[str, Any]) -> list[str]:
     """The terminal summary."""
     hours = metrics["simulated_seconds"] / 3600
     lines = [
-        f"simulated {hours:.1f} h on {metrics['slots']} slots"
+        f"simulated {hours:.1f} h on {metrics['slots']} slot{'' if metrics['slots'] == 1 else 's'}"
         + (
             f" (interrupted at {metrics['interrupted_at'] / 3600:.2f} h)"
             if metrics["interrupted_at"] is not None

@@ -13,7 +13,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from runtime.cli import main
-from runtime.simulate import Simulation, entitled_slots, pool_spec, summary
+from runtime.simulate import Simulation, entitled_slots, pool_spec, summary, table_lines
 from tests.budget import examples
 
 DEDICATED = """START = True
@@ -310,6 +310,12 @@ def test_pool_file_values_no_simulation_can_use_are_positioned(
     bad.write_text(text)
     assert main(["simulate", str(bad), "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"condor-policy: {bad}:{expected}\n"
+
+
+def test_the_summary_counts_one_slot_as_one() -> None:
+    one = _pool([{"name": "n", "count": 1, "startd": DEDICATED}], [], hours=0.5)
+    sim, record = _run(one)
+    assert table_lines(summary(record, len(sim.slots)))[0] == "simulated 0.5 h on 1 slot"
 
 
 def test_the_set_up_tells_its_progress() -> None:

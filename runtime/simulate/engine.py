@@ -180,6 +180,9 @@ class Record:
     jobs: list[SimJob] = field(default_factory=list)
     interrupted_at: float | None = None
     end: float = 0.0
+    #: each slot's (state, activity) at `end`, by name (`metrics`: a slot no transition
+    #: moved was in it all along)
+    final: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def events(self) -> Iterator[dict[str, Any]]:
         """The transitions as the event log's entries (events.jsonl), one at a time."""
@@ -417,6 +420,7 @@ class Simulation:
         except KeyboardInterrupt:
             self.record.interrupted_at = self.now
         self.record.end = self.now
+        self.record.final = {run.name: run.slot.pair_tuple() for run in self.slots}
         self.record.jobs = self.jobs
         return self.record
 

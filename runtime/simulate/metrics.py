@@ -63,12 +63,9 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
     done = [j for j in jobs if j.state == "done"]
     goodput = sum(j.need for j in done)
     badput = sum(j.lost for j in jobs)
-    by_state_time: dict[str, float] = {}
     spans = _sample_spans(record.samples, record.end)
-    for sample, seconds in spans:
-        for state, count in sample["states"].items():
-            by_state_time[state] = by_state_time.get(state, 0.0) + count * seconds
-    vacating = _time_in(record, "Preempting")
+    by_pair = _time_by_pair(record)
+    vacating = sum(v for pair, v in by_pair.items() if pair.startswith("Preempting/"))
     causes: dict[str, int] = {}
     for p in record.preemptions:
         causes[p["reason"]] = causes.get(p["reason"], 0) + 1
@@ -120,7 +117,7 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
         "goodput_s": goodput,
         "badput_s": badput,
         "vacating_s": vacating,
-        "slot_seconds_by_state": dict(sorted(by_state_time.items())),
+        "slot_seconds_by_state": by_pair,
         "preemptions": dict(sorted(causes.items())),
         "share": share,
         "entitled_share": entitled_share,
@@ -130,16 +127,22 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
     }
 
 
-def _time_in(record: Record, state: str) -> float:
-    """Slot-seconds spent in `state`, from the transitions."""
-    since: dict[str, float] = {}
-    total = 0.0
+def _time_by_pair(record: Record) -> dict[str, float]:
+    """Slot-seconds in each "State/Activity", from the transitions (each slot is where
+    its next one leaves from since its last one, and at the end where it is then): a
+    sample at each negotiation cycle missed most of the short stays (vacating, say)."""
+    last: dict[str, tuple[float, tuple[str, str]]] = {}
+    seconds: dict[str, float] = {}
     for t, slot, _, source, target, _, _ in record.log:
-        if source[0] == state and slot in since:
-            total += t - since.pop(slot)
-        if target[0] == state and slot not in since:
-            since[slot] = t
-    return total + sum(record.end - start for start in since.values())
+        since = last[slot][0] if slot in last else 0.0
+        key = f"{source[0]}/{source[1]}"
+        seconds[key] = seconds.get(key, 0.0) + (t - since)
+        last[slot] = (t, target)
+    for slot, pair in record.final.items():
+        since, where = last.get(slot, (0.0, pair))
+        key = f"{where[0]}/{where[1]}"
+        seconds[key] = seconds.get(key, 0.0) + (record.end - since)
+    return {key: value for key, value in sorted(seconds.items()) if value > 0}
 
 
 def write_outputs(out: Path, record: Record, metrics: Mapping[str, Any]) -> list[Path]:

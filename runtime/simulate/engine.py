@@ -165,6 +165,8 @@ class SlotRun:
     #: the last `UnmatchableSlot` made of the slot, with the record and pair it holds
     #: for and the trace time it holds until
     out: tuple[Any, Any, float, UnmatchableSlot] | None = None
+    #: the instant the slot's benchmarks last finished (`_benchmarks_done`)
+    benchmarked: float = -math.inf
 
 
 @dataclass
@@ -296,6 +298,8 @@ class Simulation:
         self.until = pool.hours * 3600
         #: when the next full collection is due (`fewer_collections`)
         self._collect_at = SIMULATION_COLLECT_EVERY
+        #: whether `run` runs (the set-up finishes the slots' first benchmarks itself)
+        self._running = False
         # (tens of thousands of objects per slot set up: not walked by the collector)
         with fewer_collections():
             self.slots = self._make_slots(table_of, step)
@@ -306,7 +310,7 @@ class Simulation:
             for run in self.slots:
                 run.slot.start()
                 if run.slot.pair.activity == "Benchmarking":
-                    self._send(run, "benchmarks_done")
+                    self._benchmarks_done(run)
                 else:
                     self._reached(run.index or 0)  # planned below
                 release_retired()  # (between two slots no evaluation runs: `_run`)
@@ -383,6 +387,10 @@ class Simulation:
             if entry.get("kind") != "transition":
                 return
             source, target = tuple(entry["from"]), tuple(entry["to"])
+            if target[1] == "Benchmarking" and self._running:
+                # the slot started its benchmarks (RunBenchmarks: LastBenchmark 4 hours
+                # old, in the 6.x defaults): they finish at once (`_handle`)
+                self._schedule(entry["t"], "benchmarks", index)
             trigger = entry.get("trigger")
             log.append(
                 (
@@ -414,11 +422,14 @@ class Simulation:
             self.until = until
             for index in range(len(self.slots)):
                 self._reached(index)  # (planned by `_run`, once, as after an event)
+        self._running = True
         try:
             with fewer_collections():
                 self._run(until, progress)
         except KeyboardInterrupt:
             self.record.interrupted_at = self.now
+        finally:
+            self._running = False
         self.record.end = self.now
         self.record.final = {run.name: run.slot.pair_tuple() for run in self.slots}
         self.record.jobs = self.jobs
@@ -480,6 +491,10 @@ class Simulation:
                 self._maybe_activate(data)
             case "wake":
                 self._wake(*data)
+            case "benchmarks":
+                run = self.slots[data]
+                if run.slot.pair.activity == "Benchmarking":  # (unless it left them since)
+                    self._benchmarks_done(run)
             case _:
                 raise ValueError(f"unknown simulation event {kind}")
 
@@ -605,6 +620,17 @@ class Simulation:
         self.idle.add(job, front=True)
 
     # ------------------------------------------------------------------ slots
+    def _benchmarks_done(self, run: SlotRun) -> None:
+        """The slot's benchmarks finish: at the instant they started (the startd's take
+        seconds; here no simulated time), once an instant. A slot whose policy starts
+        them again as soon as they are over (`RunBenchmarks = True` in the 23.0 startd)
+        benchmarks without end: it stays Benchmarking (finishing them again at the same
+        instant would never end the instant)."""
+        if run.benchmarked == self.now:
+            return
+        run.benchmarked = self.now
+        self._send(run, "benchmarks_done")
+
     def _send(self, run: SlotRun, event: str, cause: str | None = None, **payload: Any) -> bool:
         """Deliver `event` to the slot now (its clock brought here first) and schedule
         its next wake-up from the state the event leaves."""

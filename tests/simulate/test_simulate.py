@@ -4,6 +4,7 @@ return, determinism; and the event-driven engine against the startd's stepping."
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -200,6 +201,37 @@ def test_slot_seconds_by_state_are_where_the_slots_were() -> None:
              for pair in set(found) | set(looked)}  # fmt: skip
     for pair in set(found) | set(looked):
         assert abs(found.get(pair, 0.0) - looked.get(pair, 0.0)) <= 60 * (stays[pair] + 6), pair
+
+
+def test_benchmarks_run_again_as_the_policy_asks_and_finish() -> None:
+    """The 6.x sample configuration benchmarks an unclaimed slot every four hours
+    (RunBenchmarks: `BenchmarkTimer >= 4 * $(HOUR)`, seed000): each time the slot goes
+    to Unclaimed/Benchmarking (#3), the benchmarks finish (#4) and it is Idle again. Only
+    the first run, at start-up, was finished: the pool's idle slots stayed Benchmarking
+    from their second run on, for good (20 desktops of the UWCS policy: 676 of 680
+    slot-hours). A policy that benchmarks again as soon as it is done ends no instant
+    without end (it stays Benchmarking, as the 23.0 startd would)."""
+    policy = DEDICATED + (
+        "BenchmarkTimer = (CurrentTime - LastBenchmark)\n"
+        "RunBenchmarks = (LastBenchmark == 0) || ($(BenchmarkTimer) >= (4 * $(HOUR)))\n"
+    )
+    doc = {
+        "hours": 13,
+        "era": "condor-6.8",
+        "machines": [{"name": "n", "count": 2, "startd": policy}],
+    }
+    sim, record = _run(pool_spec(doc, "<test>"))
+    for name in ("slot1@n-0001", "slot1@n-0002"):
+        moves = [(e["t"], e["number"]) for e in record.transitions if e["slot"] == name]
+        runs = [t for t, number in moves if number == 3]
+        assert len(runs) == 4 and runs[0] == 0  # at start-up, then about every 4 hours
+        for before, after in itertools.pairwise(runs):
+            assert 4 * 3600 <= after - before <= 4 * 3600 + 2 * 300  # (an UPDATE_INTERVAL pass)
+        assert [t for t, number in moves if number == 4] == runs  # each finished at once
+    assert "Unclaimed/Benchmarking" not in summary(record, 2)["slot_seconds_by_state"]
+    doc["machines"] = [{"name": "n", "startd": DEDICATED + "RunBenchmarks = True\n"}]
+    sim, record = _run(pool_spec(doc, "<test>"))
+    assert sim.slots[0].slot.pair_tuple() == ("Unclaimed", "Benchmarking")
 
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "runtime" / "simulate" / "example.yaml"

@@ -273,6 +273,10 @@ class Slot:
         self.handled: list[Handled] = []
         self.seq = 0
         self.evaluations = 0
+        #: (instant, record, pair name) of the last evaluation pass that fired nothing:
+        #: another pass then would fire nothing either (runtime.simulate.horizon trusts
+        #: it; a pair entered by an event or an immediate step has had no pass yet)
+        self.settled: tuple[float, SlotState, str] | None = None
         #: periodic evaluations passed over by `skip_evaluations`
         self.skipped = 0
         self._depth = 0
@@ -760,7 +764,10 @@ class Slot:
         if self.record.requirements_hidden:
             self.record = replaced(self.record, requirements_hidden=False)
             self._invalidate()
-        return any(self._fire(name, ctx) for name in self.engine.evaluation_pass(self.pair))
+        fired = any(self._fire(name, ctx) for name in self.engine.evaluation_pass(self.pair))
+        if not fired:
+            self.settled = (self.clock.now(), self.record, self._model.pair_name)
+        return fired
 
     def _fire(self, name: str, ctx: _Context) -> bool:
         ctx.last.clear()

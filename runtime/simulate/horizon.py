@@ -70,8 +70,15 @@ _MOVED: Final = object()
 def quiet_until(slot: Any, limit: float) -> float:
     """A trace time (at most `limit`) before which no evaluation pass of `slot` can fire,
     given that nothing but the clock moves until then; the slot's clock time when none
-    can be given."""
+    can be given. No guard changing value proves nothing when a pass would fire now:
+    unless a pass fired nothing in this very record and pair (`Slot.settled`), the
+    guards are tested now first. Nor is a pass quiet that changes the record whatever
+    fires (one showing Requirements again after a preempting claim)."""
     now_trace = slot.clock.elapsed()
+    if slot.record.requirements_hidden:
+        # the next pass changes the record whatever fires (it shows Requirements again,
+        # hidden while a preempting claim was registered): it must run
+        return now_trace
     try:
         options, guards = _plain(slot)
         if not options:
@@ -79,6 +86,12 @@ def quiet_until(slot: Any, limit: float) -> float:
         if limit - now_trace < 2 or guards is None:
             return now_trace  # (None: an unguarded step, or only activity choices)
         view = _View.up_to(slot, limit)
+        if slot.settled != (view.now, slot.record, slot.model.pair_name) and _fires_now(
+            view, options
+        ):
+            # no pass has run in this record and pair yet (entered by an event or an
+            # immediate step), and one would fire: the next one does
+            return now_trace
         bound = limit - now_trace
         # the pass is quiet while no option's guards all hold: while none of them changes
         # (each distinct guard once: the options of a pair often begin with the same one)
@@ -123,6 +136,28 @@ def quiet_at(slot: Any, at: float) -> bool:
         if not refused:
             return False  # every guard holds (or there is none): the pass may fire
     return True
+
+
+def _fires_now(view: _View, options: tuple[tuple[Any, ...], ...]) -> bool:
+    """Whether the guards (tested before any action) of one of `options` all hold in the
+    slot's ad now: the pass would fire, or try an activity choice. A guard `a && b`
+    whose `a` is not TRUE does not hold, whatever `b` is: `a`'s value is kept in the
+    view, where the analysis reads it next (most guards are such, most `a` false)."""
+    ctx = eval_context(view.now)
+    for plain in options:
+        for c in plain:
+            node, target = c.guard.expr, view.target(c.against)
+            if (
+                type(node) is A.Binary
+                and node.op == "&&"
+                and truth(_Guard(view, target).value(node.left)) is not True
+            ):
+                break
+            if not holds(c.guard.predicate(view.my, target, ctx=ctx)):
+                break
+        else:
+            return True
+    return False
 
 
 #: `_plain_options`, and their distinct (guard, context) pairs in order (None when an

@@ -63,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     if args.workers is not None and args.workers < 1:
         raise PolicyError("--workers must be at least 1")
     spec = read_sweep(args.sweep_file)
+    for warning in spec.warnings:  # (a configuration text's, at its place)
+        print(f"condor-policy: warning: {warning}", file=sys.stderr)
     if not args.print_job_script:
         out_directory(args.out)  # (before the sweep, not after it)
     with _client(args, spec) as client:

@@ -146,6 +146,40 @@ class RulesFacts:
     cross_slot_prios: str
 
 
+#: The negotiator's expression knobs it parses when it (re)reads its configuration: one
+#: that does not parse stops it (matchmaker.cpp `Matchmaker::reinitialize`: EXCEPT
+#: "Error parsing PREEMPTION_REQUIREMENTS expression")
+EXPRESSION_KNOBS: Final = (
+    "PREEMPTION_REQUIREMENTS",
+    "PREEMPTION_RANK",
+    "NEGOTIATOR_PRE_JOB_RANK",
+    "NEGOTIATOR_POST_JOB_RANK",
+)
+
+
+def check_expressions(config: Any) -> None:
+    """A PolicyError at the definition of the first of `EXPRESSION_KNOBS` set in the
+    negotiator's `config` (a `compiler.config.Config`) that is not a ClassAd expression,
+    as the negotiator refuses it when it starts, not at the cycle that first reads it.
+    An empty value is no value (`param` gives none)."""
+    for name in EXPRESSION_KNOBS:
+        definition = config.definition(name)
+        text = config.get(name) if definition is not None else None
+        if not text or not text.strip():
+            continue
+        try:
+            parse(text)
+        except PolicyError as err:
+            origin = definition.origin
+            raise PolicyError(
+                f"{name} is not a valid ClassAd expression: {err.message} (the real "
+                f"condor_negotiator refuses to start: 'Error parsing {name} expression')",
+                file=origin.file,
+                line=origin.line or None,
+                column=(origin.value_column or origin.column) if origin.line else None,
+            ) from None
+
+
 @cache
 def rules_facts(semantics: str) -> RulesFacts:
     entry = yamlcache.spec_entry("pool.yaml", "negotiation", semantics, "semantics for negotiation")
@@ -478,8 +512,9 @@ def negotiate_snapshot(
     if unknown:
         raise SnapshotError(f"unknown key {unknown[0]!r}", file=file)
     config = document.get("_config")
-    if config is None:
+    if config is None:  # (one handed over was checked by the caller)
         config = load_config(text=str(document.get("config") or ""), subsystem="NEGOTIATOR")
+        check_expressions(config)
     group_names = (config.get("GROUP_NAMES") or "").strip()
     rules, pie_facts, accountant = rules_facts(semantics), cycle_facts(semantics), facts(semantics)
 

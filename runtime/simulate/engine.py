@@ -51,7 +51,7 @@ from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, rem
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
-from runtime.simulate.poolfile import JobStream, PoolSpec
+from runtime.simulate.poolfile import NEGOTIATOR_CONFIG, JobStream, PoolSpec
 from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target, shape_key
 
 _PAIR_NAME = attrgetter("pair_name")
@@ -61,10 +61,6 @@ _PAIR_NAME = attrgetter("pair_name")
 _CHARGED = tuple(f"{state}/" for state in CLAIM_STATES)
 #: A slot's claim user (`SlotRun.claim_user`)
 _CLAIM_USER = attrgetter("claim_user")
-
-
-#: Where the negotiator's configuration is in a pool file (its key path).
-NEGOTIATOR_CONFIG: Final = ("negotiator", "config")
 
 #: Seconds a job takes to exit after a soft kill (its checkpoint or clean-up).
 VACATE_SECONDS = 10.0
@@ -1099,13 +1095,16 @@ def negotiator_config(pool: PoolSpec) -> Any:
     error in it is a PoolFileError at its place."""
     from compiler.config import load_config
     from compiler.spec import DEFAULT_ERA
+    from runtime.pool.negotiate import check_expressions
 
     try:
-        return load_config(
+        config = load_config(
             text=pool.negotiator_config, era=pool.era or DEFAULT_ERA, subsystem="NEGOTIATOR"
         )
+        check_expressions(config)
     except PolicyError as err:
         raise pool.config_error(NEGOTIATOR_CONFIG, err) from None
+    return config
 
 
 def _knob_number(

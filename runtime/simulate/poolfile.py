@@ -24,6 +24,8 @@ EXAMPLE = Path(__file__).with_name("example.yaml")
 #: time() at simulated time 0 when the pool file gives no `epoch`: Monday 2025-12-01 00:00 UTC.
 EPOCH = 1_764_547_200
 OWNER_MODELS = ("office_hours", "dedicated")
+#: Where the negotiator's configuration is in a pool file (its key path).
+NEGOTIATOR_CONFIG = ("negotiator", "config")
 #: The longest time a pool file may give, in seconds: the simulator keeps its instants
 #: as floats, exact to the millisecond up to 2**53 ms (some 285,000 years); beyond, a
 #: length drawn from it or added to one is no longer a time (1e308 minutes is infinity)
@@ -111,29 +113,46 @@ class PoolSpec:
     #: where the configuration texts (a group's `startd`, `negotiator.config`) are:
     #: key path -> (file, line, column, lines) such that the text's line L <= lines,
     #: column C is the file's line + L - 1, column + C (`text_origins`; a
-    #: `startd_file`'s is its line 1; a sweep variant's lines appended are not there)
+    #: `startd_file`'s is its line 1)
     origins: Mapping[tuple[Any, ...], tuple[str, int, int, int]] = field(default_factory=dict)
+    #: lines appended to a configuration text (a sweep variant's, `sweep.variant_pool`),
+    #: by key path: the text's line they begin at, the file and key path they are at,
+    #: and where in that file (as `origins`; None: not known)
+    appended: Mapping[
+        tuple[Any, ...], tuple[int, str, tuple[Any, ...], tuple[str, int, int, int] | None]
+    ] = field(default_factory=dict)
+
+    def _part(
+        self, path: tuple[Any, ...], line: int
+    ) -> tuple[str, str, int, tuple[str, int, int, int] | None]:
+        """Of line `line` of the configuration text at `path`: the file and key path
+        (dotted) it is written at, its line there, and its origin (`origins`)."""
+        tail = self.appended.get(path)
+        if tail is not None and line >= tail[0]:
+            start, file, key, origin = tail
+            return file, ".".join(map(str, key)), line - start + 1, origin
+        return self.file, ".".join(map(str, path)), line, self.origins.get(path)
 
     def located(self, path: tuple[Any, ...], line: int, column: int) -> tuple[str, int, int]:
         """(file, line, column) of line `line`, column `column` of the configuration
-        text at `path`; (the pool file, 0, 0) when its place is not known."""
-        origin = self.origins.get(path)
+        text at `path`; (the file it is written in, 0, 0) when its place is not known."""
+        file, _, line, origin = self._part(path, line)
         if origin is None or not 1 <= line <= origin[3]:
-            return self.file, 0, 0
+            return file, 0, 0
         file, first, offset, _ = origin
         return file, first + line - 1, offset + column
 
     def config_error(self, path: tuple[Any, ...], err: PolicyError) -> PoolFileError:
         """`err`, found in the configuration text at `path`, at its place in the file
         the text is in (else named by the key path and its place in the text)."""
-        where = ".".join(map(str, path))
         message = self.placed(path, err.message)  # (the places its details name)
         if err.line is None:
-            return PoolFileError(f"{where}: {message}", file=self.file)
+            return PoolFileError(f"{'.'.join(map(str, path))}: {message}", file=self.file)
+        _, where, at, _ = self._part(path, err.line)
         file, line, column = self.located(path, err.line, err.column or 0)
         if not line:
-            spot = f"{err.line}" if err.column is None else f"{err.line}:{err.column}"
-            return PoolFileError(f"{where}:{spot}: {message}", file=self.file)
+            spot = f"{at}" if err.column is None else f"{at}:{err.column}"
+            return PoolFileError(f"{where}:{spot}: {message}", file=file)
         shown = None
         if err.source_line is not None:
             shown = " " * (column - (err.column or 0)) + err.source_line  # the file's line
@@ -149,15 +168,16 @@ class PoolSpec:
         """A warning about the configuration text at `path` (its place written
         `<input>:line:column`, as the text has no file) with its place in the file the
         text is in, after the key path."""
-        where = ".".join(map(str, path))
         found = _INPUT_PLACE.search(text)
         if found is None:
-            return f"{self.file}: {where}: {text}"
+            return f"{self.file}: {'.'.join(map(str, path))}: {text}"
+        _, where, at, _ = self._part(path, int(found[1]))
         file, line, column = self.located(path, int(found[1]), int(found[2] or 0))
-        if not line:
-            return f"{self.file}: {where}: {text}"
-        place = f"{file}:{line}" if found[2] is None else f"{file}:{line}:{column}"
         rest = self.placed(path, text[found.end() :])
+        if not line:
+            spot = f"<input>:{at}" if found[2] is None else f"<input>:{at}:{found[2]}"
+            return f"{file}: {where}: {text[: found.start()]}{spot}{rest}"
+        place = f"{file}:{line}" if found[2] is None else f"{file}:{line}:{column}"
         if found.start() == 0 and rest.startswith(": "):
             return f"{place}: {where}: {rest[2:]}"
         return f"{where}: {text[: found.start()]}{place}{rest}"

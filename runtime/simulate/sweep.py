@@ -34,11 +34,13 @@ from typing import Any
 from runtime.simulate.poolfile import (
     LONGEST_SECONDS,
     MOST_PER_HOUR,
+    NEGOTIATOR_CONFIG,
     PoolFileError,
     PoolSpec,
     Reader,
     key_positions,
     read_pool,
+    text_origins,
 )
 
 EXAMPLE = Path(__file__).with_name("sweep-example.yaml")
@@ -89,6 +91,8 @@ class SweepSpec:
     hours: float
     semantics: str
     htcondor: HTCondorOptions
+    #: what the variants' configuration texts warn of, each once, at its place
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,14 +174,24 @@ def read_sweep(path: str) -> SweepSpec:
             python=None if python is None else r.text(python, ("htcondor", "python")),
             submit={str(k): str(v) for k, v in submit.items()},
         )
-    spec = SweepSpec(path, pool, tuple(variants), tuple(int(s) for s in seeds), tuple(scales),
-                     float(hours), semantics, options)  # fmt: skip
-    for i, variant in enumerate(spec.variants):  # every variant compiles, or a located error
+    warned: dict[str, None] = {}
+    placed = {where: (path, *place) for where, place in text_origins(Path(path).read_text(
+        encoding="utf-8")).items()}  # fmt: skip
+    for i, variant in enumerate(variants):  # every variant compiles, or a located error
+        varied = variant_pool(pool, variant, 1.0, origins=(i, path, placed))
         try:
-            _compile_groups(variant_pool(pool, variant, 1.0), semantics)
+            found = _compile_groups(varied, semantics)
         except PoolFileError as err:
-            raise r.error(("variants", i), f"variant {variant.name!r}: {err.message}") from None
-    return spec
+            if err.line is None:
+                raise r.error(("variants", i), f"variant {variant.name!r}: {err.message}") from None
+            raise PoolFileError(
+                f"variant {variant.name!r}: {err.message}", file=err.file, line=err.line,
+                column=err.column, source_line=err.source_line,
+            ) from None  # fmt: skip
+        for where, text in found:  # (the pool's own texts warn alike for every variant)
+            warned[varied.config_warning(where, text)] = None
+    return SweepSpec(path, pool, tuple(variants), tuple(int(s) for s in seeds), tuple(scales),
+                     float(hours), semantics, options, tuple(warned))  # fmt: skip
 
 
 def _size(r: Reader, value: Any, path: tuple[Any, ...]) -> str:
@@ -213,34 +227,59 @@ def _numbers(r: Reader, value: Any, path: tuple[Any, ...], *, integer: bool) -> 
     return out
 
 
-def _compile_groups(pool: PoolSpec, semantics: str) -> None:
+def _compile_groups(pool: PoolSpec, semantics: str) -> list[tuple[tuple[Any, ...], str]]:
     """Every machine group's startd text compiles and the negotiator's configuration
-    loads (else a PoolFileError naming the text)."""
+    loads (else a PoolFileError naming the text); what they warn of, by key path (each
+    at its place in its text, `<input>:line:column`)."""
     from runtime.simulate.engine import negotiator_config, startd_table
 
+    found: list[tuple[tuple[Any, ...], str]] = []
     for g in range(len(pool.machines)):
-        startd_table(pool, g, semantics)
-    negotiator_config(pool)
+        found += [(("machines", g, "startd"), w) for w in startd_table(pool, g, semantics).warnings]
+    found += [(NEGOTIATOR_CONFIG, w.format()) for w in negotiator_config(pool).warnings]
+    return found
 
 
-def variant_pool(pool: PoolSpec, variant: Variant, scale: float) -> PoolSpec:
+def variant_pool(
+    pool: PoolSpec,
+    variant: Variant,
+    scale: float,
+    origins: tuple[int, str, Mapping[tuple[Any, ...], tuple[str, int, int, int]]] | None = None,
+) -> PoolSpec:
     """`pool` with the variant's lines appended and its sizes scaled (counts rounded,
-    at least one machine per group)."""
+    at least one machine per group). `origins`: the variant's index in the sweep file,
+    that file, and where its texts are (`PoolSpec.origins`): the appended lines are then
+    placed there (`PoolSpec.appended`)."""
     startd = variant.startd or {}
+    appended: dict[
+        tuple[Any, ...], tuple[int, str, tuple[Any, ...], tuple[str, int, int, int] | None]
+    ] = {}
+
+    def append(path: tuple[Any, ...], text: str, lines: str, key: tuple[Any, ...]) -> str:
+        if origins is not None:  # (the first appended line is the one after `text`'s)
+            index, file, placed = origins
+            at = ("variants", index, *key)
+            appended[path] = ((text + "\n").count("\n") + 1, file, at, placed.get(at))
+        return text + "\n" + lines
+
     machines = tuple(
         replace(
             g,
             count=max(1, round(g.count * scale)),
-            startd=g.startd + ("\n" + startd[g.name] if g.name in startd else ""),
+            startd=append(("machines", i, "startd"), g.startd, startd[g.name], ("startd", g.name))
+            if g.name in startd
+            else g.startd,
         )
-        for g in pool.machines
+        for i, g in enumerate(pool.machines)
     )
     jobs = tuple(
         replace(j, count=round(j.count * scale), rate_per_hour=j.rate_per_hour * scale)
         for j in pool.jobs
     )
-    config = pool.negotiator_config + ("\n" + variant.negotiator if variant.negotiator else "")
-    return replace(pool, machines=machines, jobs=jobs, negotiator_config=config)
+    config = pool.negotiator_config
+    if variant.negotiator:
+        config = append(NEGOTIATOR_CONFIG, config, variant.negotiator, ("negotiator",))
+    return replace(pool, machines=machines, jobs=jobs, negotiator_config=config, appended=appended)
 
 
 def tasks(spec: SweepSpec) -> list[Task]:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from compiler.errors import PolicyError
 from runtime.cli import main
 from runtime.pool import SnapshotError, negotiate_snapshot
 
@@ -445,3 +446,36 @@ def test_remote_user_prio_is_single_precision_in_the_code() -> None:
     code = _cycle(machines, subs).slot_ads["slot1@m"]["RemoteUserPrio"]
     manual = _cycle(machines, subs, semantics="manual").slot_ads["slot1@m"]["RemoteUserPrio"]
     assert code != manual and abs(code - manual) < 1e-6
+
+
+@pytest.mark.parametrize(
+    "knob",
+    [
+        "PREEMPTION_REQUIREMENTS",
+        "PREEMPTION_RANK",
+        "NEGOTIATOR_PRE_JOB_RANK",
+        "NEGOTIATOR_POST_JOB_RANK",
+    ],
+)
+def test_an_expression_knob_that_does_not_parse_stops_the_negotiator_at_its_definition(
+    knob: str,
+) -> None:
+    """The negotiator parses these four when it reads its configuration and refuses to
+    start when one does not parse (matchmaker.cpp `Matchmaker::reinitialize`: EXCEPT
+    "Error parsing ... expression"): an error at the definition before any match, even
+    in a cycle that would never read it (no claimed slot: nothing to preempt). It was
+    a bare syntax error in the middle of a cycle (`<input>:1:16: unexpected end of
+    expression`), or none at all."""
+    snapshot = {
+        "config": f"NEGOTIATOR_INTERVAL = 60\n{knob} =  RemoteUserPrio *\n",
+        "machines": [_slot("slot1@a")],
+        "submitters": [_submitter("ann@x", 0.5, _jobs("ann", 1))],
+    }
+    with pytest.raises(PolicyError) as raised:
+        negotiate_snapshot(snapshot, semantics="code")
+    assert raised.value.format().startswith(
+        f"<input>:2:{len(knob) + 5}: {knob} is not a valid ClassAd expression: "
+    )
+    assert f"'Error parsing {knob} expression'" in raised.value.message
+    snapshot["config"] = f"{knob} =\n"  # (empty: no value, as `param` gives none)
+    assert negotiate_snapshot(snapshot, semantics="code").matches

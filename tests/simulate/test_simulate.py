@@ -471,6 +471,12 @@ def test_configuration_texts_are_positioned_in_the_pool_file(
     err = capsys.readouterr().err
     assert f"{pool}:5:8: negotiator.config: missing operator" in err
     assert "        not a knob line\n" + " " * 11 + "^" in err  # (the caret under column 8)
+    # an expression the negotiator parses when it starts: refused there, not mid-run
+    pool.write_text(text.format(negotiator="    PREEMPTION_RANK = RemoteUserPrio *\n", startd=""))
+    assert main(["simulate", str(pool)]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"condor-policy: {pool}:5:23: negotiator.config: PREEMPTION_RANK is not a valid ClassAd"
+    )
     pool.write_text(text.format(negotiator="    NEGOTIATOR_INTERVAL = 0\n", startd=""))
     assert main(["simulate", str(pool)]) == 2  # (was a simulation that never ended)
     err = capsys.readouterr().err

@@ -123,7 +123,8 @@ def test_sweep_file_errors_are_positioned(
     sweep.write_text("pool: pool.yaml\nvariants:\n  - name: a\n    negotiator: 'not a knob'\n")
     assert main(["sweep", str(sweep)]) == 2
     err = capsys.readouterr().err
-    assert f"{sweep}:3:5:" in err and "variant 'a': negotiator.config" in err
+    # (its line is in the variant's text: a flow scalar, whose lines are not the file's)
+    assert f"{sweep}:3:5:" in err and "variant 'a': variants.0.negotiator:1:4:" in err
     assert "missing operator" in err
     sweep.write_text("pool: pool.yaml\nvariants: []\nseedz: [1]\n")
     assert main(["sweep", str(sweep)]) == 2
@@ -165,6 +166,43 @@ def test_sweep_values_no_sweep_can_use_are_positioned(
     assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"condor-policy: {sweep}:{expected}"), err
+
+
+def test_variants_warn_and_err_at_their_lines_in_the_sweep_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a variant's lines warn of (an expression the startd would leave out: the
+    variant would run as if it were not there) is told before the sweep, at its line in
+    the sweep file, once; the pool's own warnings once, not once per variant; an error
+    in a variant's lines is at its line too (it was at the variant, naming a line of
+    the pool's text and the variant's joined)."""
+    pool = POOL.replace("      KILL = False\n", "      KILL = False\n      RANK = (((\n")
+    sweep = _files(
+        tmp_path,
+        "pool: pool.yaml\nvariants:\n  - name: a\n  - name: b\n    startd:\n      node: |\n"
+        "        MaxSuspendTime = 60\n        RANK =  TARGET.KFlops >\n"
+        "  - name: c\n    startd: {node: 'RANK =  ((('}\n",
+    )
+    (tmp_path / "pool.yaml").write_text(pool)
+    assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning:" in line]
+    assert warned == [
+        f"condor-policy: warning: {tmp_path / 'pool.yaml'}:16:14: machines.0.startd: RANK is "
+        "not a valid ClassAd expression: unexpected end of expression at column 3 of '((('",
+        f"condor-policy: warning: {sweep}:8:17: variants.1.startd.node: RANK is not a valid "
+        "ClassAd expression: unexpected end of expression at column 15 of 'TARGET.KFlops >'",
+        f"condor-policy: warning: {sweep}: variants.2.startd.node: <input>:1:9: RANK is not "
+        "a valid ClassAd expression: unexpected end of expression at column 3 of '((('",
+    ]
+    sweep.write_text(
+        "pool: pool.yaml\nvariants:\n  - name: a\n    negotiator: |\n"
+        "      NEGOTIATOR_INTERVAL = 60\n      PREEMPTION_RANK = RemoteUserPrio *\n"
+    )
+    assert main(["sweep", str(sweep), "--htcondor", "--print-job-script"]) == 2
+    assert capsys.readouterr().err.startswith(
+        f"condor-policy: {sweep}:6:25: variant 'a': variants.0.negotiator: PREEMPTION_RANK is "
+        "not a valid ClassAd expression"
+    )
 
 
 def test_a_scheduler_that_cannot_be_reached_is_an_error(

@@ -967,16 +967,45 @@ class Simulation:
         """What the plots and metrics are made of, at a negotiation cycle (`_census`)."""
         users = self.idle.submitters()
         eups = {u: self.priority(u)[1] for u in sorted(set(self.rup) | set(users))}
-        self.record.samples.append(
-            {
-                "t": self.now,
-                "states": states,
-                "rup": dict(sorted(self.rup.items())),
-                "eup": eups,
-                "queue": {u: self.idle.count(u) for u in users},
-                "usage": usage,
-            }
+        queue = {u: self.idle.count(u) for u in users}
+        sample = {
+            "t": self.now,
+            "states": states,
+            "rup": dict(sorted(self.rup.items())),
+            "eup": eups,
+            "queue": queue,
+            "usage": usage,
+        }
+        if (self.negotiator_loaded.get("GROUP_NAMES") or "").strip():
+            sample["groups"], sample["members"] = self._groups(queue, usage)
+        self.record.samples.append(sample)
+
+    def _groups(
+        self, queue: Mapping[str, int], usage: Mapping[str, float]
+    ) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
+        """Each accounting group's slots in use and the slots its quota entitles it to
+        for the demand now (its submitters' slots and idle jobs): the negotiator's
+        allocation of the pool (`runtime.pool.groups.Allocation`, first round: quota,
+        then surplus where accepted), by group name (`<none>`: no group); and each
+        submitter's group."""
+        from runtime.pool.groups import Allocation, assigned_group, group_tree
+
+        config = self.negotiator_loaded
+        names = [g.name for g in group_tree(config).walk()]
+        demand: dict[str, float] = {}
+        used: dict[str, float] = {}
+        members: dict[str, str] = {}
+        for user in sorted(set(queue) | set(usage)):
+            group = members[user] = assigned_group(user, names)
+            key = group.lower()
+            demand[key] = demand.get(key, 0.0) + usage.get(user, 0.0) + queue.get(user, 0)
+            used[key] = used.get(key, 0.0) + usage.get(user, 0.0)
+        allocation = Allocation(
+            config, float(len(self.slots)), demand, used, semantics=self.semantics
         )
+        allocation.plan()
+        groups = {g.name: (used.get(g.name.lower(), 0.0), g.allocated) for g in allocation.groups}
+        return groups, members
 
 
 @dataclass(frozen=True, slots=True)

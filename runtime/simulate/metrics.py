@@ -46,6 +46,26 @@ def entitled_slots(
     return out
 
 
+def _entitled(
+    sample: Mapping[str, Any], demand: Mapping[str, float], busy: float
+) -> dict[str, float]:
+    """The slots in use at a sample (`busy`) as the submitters' EUPs entitle them
+    (`entitled_slots`); with accounting groups, each group's part of them is its share
+    of the negotiator's allocation, shared by EUP among its own submitters (the
+    negotiator negotiates group by group)."""
+    groups = sample.get("groups")
+    if not groups:
+        return entitled_slots(sample["eup"], demand, busy)
+    allocated = sum(a for _, a in groups.values())
+    members = sample["members"]
+    due: dict[str, float] = {}
+    for group, (_, part) in groups.items():
+        inside = {u: d for u, d in demand.items() if members.get(u) == group}
+        if inside and allocated:
+            due.update(entitled_slots(sample["eup"], inside, part * busy / allocated))
+    return due
+
+
 def _sample_spans(
     samples: Sequence[Mapping[str, Any]], end: float
 ) -> list[tuple[Mapping[str, Any], float]]:
@@ -83,11 +103,19 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
         used = sample["usage"]
         busy = sum(used.values())
         demand = {u: used.get(u, 0.0) + sample["queue"].get(u, 0) for u in users}
-        due = entitled_slots(sample["eup"], demand, busy)
+        due = _entitled(sample, demand, busy)
         for u in users:
             held[u] += used.get(u, 0.0) * seconds
             entitled[u] += due.get(u, 0.0) * seconds
         total += busy * seconds
+    group_held: dict[str, float] = {}
+    group_entitled: dict[str, float] = {}
+    allocated_total = 0.0
+    for sample, seconds in spans:
+        for group, (used_now, allocated) in sample.get("groups", {}).items():
+            group_held[group] = group_held.get(group, 0.0) + used_now * seconds
+            group_entitled[group] = group_entitled.get(group, 0.0) + allocated * seconds
+            allocated_total += allocated * seconds
     share = {u: held[u] / total if total else 0.0 for u in users}
     entitled_share = {u: entitled[u] / total if total else 0.0 for u in users}
     # Jain's index of received / entitled, over the submitters entitled to a share worth
@@ -120,6 +148,13 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
         "slot_seconds_by_state": by_pair,
         "preemptions": dict(sorted(causes.items())),
         "share": share,
+        # (GROUP_NAMES only) each group's share of the slots in use, and of the slots the
+        # negotiator allocated (quota, then surplus) for the demand at each cycle
+        "group_share": {g: v / total if total else 0.0 for g, v in sorted(group_held.items())},
+        "group_entitled_share": {
+            g: v / allocated_total if allocated_total else 0.0
+            for g, v in sorted(group_entitled.items())
+        },
         "entitled_share": entitled_share,
         "jain_fairness": jain,
         "wait": waits,
@@ -186,4 +221,11 @@ def table_lines(metrics: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"{user:{width}}  {share:7.1%}  {metrics['entitled_share'][user]:8.1%}  {mean:>10}"
         )
+    groups = metrics.get("group_share") or {}
+    if groups:
+        width = max([5, *(len(g) for g in groups)])
+        lines.append(f"{'group':{width}}  {'share':>7}  {'entitled':>8}")
+        for group, share in groups.items():
+            entitled = metrics["group_entitled_share"].get(group, 0.0)
+            lines.append(f"{group:{width}}  {share:7.1%}  {entitled:8.1%}")
     return lines

@@ -58,6 +58,31 @@ def test_eups_1_2_4_share_a_saturated_pool_4_2_1(semantics: str) -> None:
         assert abs(share[user] - want) <= 0.05 * want, (user, share)
 
 
+def test_groups_with_quotas_3_1_share_a_saturated_pool_3_1() -> None:
+    """Per-group share against what the quotas entitle (issue 15's metrics): two
+    accounting groups with static quotas of 3 and 1 slots (no surplus) saturating a
+    4-slot pool hold 3/4 and 1/4 of it (reference/pool.md 2.2: a group gets its quota
+    when it wants more), and that is what they are entitled to; each group's one
+    submitter is entitled to all of its group's part, so Jain's index is 1. Without
+    GROUP_NAMES there are no group figures."""
+    config = "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 1\n"
+    jobs = [{"user": "ann@x", "accounting_group": "group_a", "count": 100, "run_minutes": {"mean": 30}},
+            {"user": "bob@x", "accounting_group": "group_b", "count": 100, "run_minutes": {"mean": 30}}]  # fmt: skip
+    pool = _pool([{"name": "n", "count": 4, "startd": DEDICATED}], jobs, config, hours=12)
+    sim, record = _run(pool)
+    metrics = summary(record, len(sim.slots))
+    for key in ("group_share", "group_entitled_share"):
+        assert metrics[key]["group_a"] == pytest.approx(0.75, abs=0.05 * 0.75), key
+        assert metrics[key]["group_b"] == pytest.approx(0.25, abs=0.05 * 0.25), key
+    assert metrics["entitled_share"]["group_a.ann@x"] == pytest.approx(0.75, abs=0.01)
+    assert metrics["jain_fairness"] > 0.99
+    lines = table_lines(metrics)
+    assert lines[lines.index("group      share  entitled") + 2].startswith("group_a    75.")
+    plain = _pool([{"name": "n", "count": 4, "startd": DEDICATED}], jobs[:1], hours=1)
+    sim, record = _run(plain)
+    assert summary(record, 4)["group_share"] == {}
+
+
 def test_a_nice_user_gets_only_otherwise_idle_slots() -> None:
     """A nice user (factor NICE_USER_PRIO_FACTOR, 1e10) and an ordinary one with three
     jobs on four slots: the nice user's jobs run only on the slot nobody else wants, and

@@ -398,9 +398,11 @@ class _Memo:
         value = self.known(values)
         if value is _ABSENT:
             value = self.fn(my, None, **kw)
-        # (not `my` itself: a memo per shape holding the slot's last ad of each was a
-        # tenth more memory; `__call__`'s identity test then fails once, and evaluates)
-        self.last = (None, None, values, tuple(map(type, values)), value)
+            # (not `my` itself: a memo per shape holding the slot's last ad of each was a
+            # tenth more memory; `__call__`'s identity test then fails once, and evaluates)
+            self.last = (None, None, values, tuple(map(type, values)), value)
+        elif self.last is not None and self.last[0] is not None:
+            self.last = (None, *self.last[1:])  # (the same values: only the ad let go)
         return value
 
     def known(self, values: tuple[Any, ...]) -> Any:

@@ -31,7 +31,7 @@ HELP = "Simulate a whole pool over hours or days: slots, owners, jobs, the negot
 def hours(text: str) -> float:
     """`--hours`: a finite number, at least 0 and at most the pool file's longest time
     (as the pool file's `hours`)."""
-    from runtime.simulate.poolfile import LONGEST_SECONDS
+    from runtime.simulate.poolfile import LONGEST_HOURS
 
     try:
         value = float(text)
@@ -39,10 +39,8 @@ def hours(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of hours: {text!r}") from None
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"must be a finite number of hours, at least 0: {text!r}")
-    if value > LONGEST_SECONDS / 3600:
-        raise argparse.ArgumentTypeError(
-            f"must be at most {LONGEST_SECONDS / 3600:g} hours: {text!r}"
-        )
+    if value > LONGEST_HOURS:
+        raise argparse.ArgumentTypeError(f"must be at most {LONGEST_HOURS:g} hours: {text!r}")
     return value
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -492,6 +492,29 @@ class Allocation:
             }
             for g in self.groups
         }
+
+
+def submitters_allocation(
+    config: Any,
+    submitters: Iterable[tuple[str, float, float]],
+    total: float,
+    *,
+    semantics: str,
+) -> tuple[Allocation, dict[str, str], dict[str, float]]:
+    """The groups' allocation (`Allocation`) of a pool of `total` slot weight among
+    `submitters` (name, slots in use, idle jobs): a group's demand is its submitters'
+    usage plus idle jobs, its usage theirs (reference 2.2); with each submitter's group
+    (`assigned_group`) and each group's usage, by lower-case name."""
+    tree = [g.name for g in group_tree(config).walk()]
+    demand: dict[str, float] = {}
+    used: dict[str, float] = {}
+    members: dict[str, str] = {}
+    for name, in_use, idle in submitters:
+        members[name] = group = assigned_group(name, tree)
+        key = group.lower()
+        demand[key] = demand.get(key, 0.0) + in_use + idle
+        used[key] = used.get(key, 0.0) + in_use
+    return Allocation(config, total, demand, used, semantics=semantics), members, used
 
 
 def quota_report(document: Any, *, semantics: str, file: str | None = None) -> dict[str, Any]:

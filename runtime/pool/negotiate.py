@@ -1006,16 +1006,10 @@ def _allocation(
     pool is every slot's weight (`total`), a group's demand its submitters' usage plus
     idle jobs (`Submitter.idle_jobs`: also those a `JobQueue` was not asked for), its
     usage theirs (reference 2.2)."""
-    from runtime.pool.groups import Allocation, group_tree
+    from runtime.pool.groups import submitters_allocation
 
-    tree = [g.name for g in group_tree(config).walk()]
-    demand: dict[str, float] = {}
-    used: dict[str, float] = {}
-    for sub in order:
-        group = assigned_group(sub.name, tree).lower()
-        demand[group] = demand.get(group, 0.0) + usage[sub.name] + sub.idle_jobs
-        used[group] = used.get(group, 0.0) + usage[sub.name]
-    return Allocation(config, total, demand, used, semantics=semantics)
+    submitters = [(sub.name, usage[sub.name], sub.idle_jobs) for sub in order]
+    return submitters_allocation(config, submitters, total, semantics=semantics)[0]
 
 
 def _dump_path(name: Any, key: str, file: str | None) -> Path:

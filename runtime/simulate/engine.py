@@ -241,10 +241,10 @@ class Simulation:
         total = setup_size(pool)
         done = 0
 
-        def step(count: int = 1) -> None:
+        def step() -> None:
             nonlocal done
-            before, done = done, done + count
-            if progress is not None and (done // SETUP_STEP != before // SETUP_STEP):
+            done += 1
+            if progress is not None and done % SETUP_STEP == 0:
                 progress(done, total)
 
         self.semantics = semantics
@@ -985,23 +985,17 @@ class Simulation:
     ) -> tuple[dict[str, tuple[float, float]], dict[str, str]]:
         """Each accounting group's slots in use and the slots its quota entitles it to
         for the demand now (its submitters' slots and idle jobs): the negotiator's
-        allocation of the pool (`runtime.pool.groups.Allocation`, first round: quota,
-        then surplus where accepted), by group name (`<none>`: no group); and each
-        submitter's group."""
-        from runtime.pool.groups import Allocation, assigned_group, group_tree
+        allocation of the pool (`runtime.pool.groups.submitters_allocation`, first
+        round: quota, then surplus where accepted), by group name (`<none>`: no group);
+        and each submitter's group."""
+        from runtime.pool.groups import submitters_allocation
 
-        config = self.negotiator_loaded
-        names = [g.name for g in group_tree(config).walk()]
-        demand: dict[str, float] = {}
-        used: dict[str, float] = {}
-        members: dict[str, str] = {}
-        for user in sorted(set(queue) | set(usage)):
-            group = members[user] = assigned_group(user, names)
-            key = group.lower()
-            demand[key] = demand.get(key, 0.0) + usage.get(user, 0.0) + queue.get(user, 0)
-            used[key] = used.get(key, 0.0) + usage.get(user, 0.0)
-        allocation = Allocation(
-            config, float(len(self.slots)), demand, used, semantics=self.semantics
+        users = sorted(set(queue) | set(usage))
+        allocation, members, used = submitters_allocation(
+            self.negotiator_loaded,
+            [(u, usage.get(u, 0.0), float(queue.get(u, 0))) for u in users],
+            float(len(self.slots)),
+            semantics=self.semantics,
         )
         allocation.plan()
         groups = {g.name: (used.get(g.name.lower(), 0.0), g.allocated) for g in allocation.groups}

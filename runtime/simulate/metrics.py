@@ -99,6 +99,9 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
     held: dict[str, float] = dict.fromkeys(users, 0.0)
     entitled: dict[str, float] = dict.fromkeys(users, 0.0)
     total = 0.0
+    group_held: dict[str, float] = {}
+    group_entitled: dict[str, float] = {}
+    allocated_total = 0.0
     for sample, seconds in spans:
         used = sample["usage"]
         busy = sum(used.values())
@@ -108,10 +111,6 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
             held[u] += used.get(u, 0.0) * seconds
             entitled[u] += due.get(u, 0.0) * seconds
         total += busy * seconds
-    group_held: dict[str, float] = {}
-    group_entitled: dict[str, float] = {}
-    allocated_total = 0.0
-    for sample, seconds in spans:
         for group, (used_now, allocated) in sample.get("groups", {}).items():
             group_held[group] = group_held.get(group, 0.0) + used_now * seconds
             group_entitled[group] = group_entitled.get(group, 0.0) + allocated * seconds
@@ -166,18 +165,20 @@ def _time_by_pair(record: Record) -> dict[str, float]:
     """Slot-seconds in each "State/Activity", from the transitions (each slot is where
     its next one leaves from since its last one, and at the end where it is then): a
     sample at each negotiation cycle missed most of the short stays (vacating, say)."""
-    last: dict[str, tuple[float, tuple[str, str]]] = {}
-    seconds: dict[str, float] = {}
+    last: dict[str, tuple[float, tuple[str, ...]]] = {}
+    seconds: dict[tuple[str, ...], float] = {}  # (by the log's shared pairs: named once)
     for t, slot, _, source, target, _, _ in record.log:
         since = last[slot][0] if slot in last else 0.0
-        key = f"{source[0]}/{source[1]}"
-        seconds[key] = seconds.get(key, 0.0) + (t - since)
+        seconds[source] = seconds.get(source, 0.0) + (t - since)
         last[slot] = (t, target)
     for slot, pair in record.final.items():
         since, where = last.get(slot, (0.0, pair))
-        key = f"{where[0]}/{where[1]}"
-        seconds[key] = seconds.get(key, 0.0) + (record.end - since)
-    return {key: value for key, value in sorted(seconds.items()) if value > 0}
+        seconds[where] = seconds.get(where, 0.0) + (record.end - since)
+    named: dict[str, float] = {}
+    for state, value in seconds.items():
+        key = "/".join(state)
+        named[key] = named.get(key, 0.0) + value
+    return {key: value for key, value in sorted(named.items()) if value > 0}
 
 
 def write_outputs(out: Path, record: Record, metrics: Mapping[str, Any]) -> list[Path]:

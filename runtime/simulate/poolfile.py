@@ -30,6 +30,8 @@ NEGOTIATOR_CONFIG = ("negotiator", "config")
 #: as floats, exact to the millisecond up to 2**53 ms (some 285,000 years); beyond, a
 #: length drawn from it or added to one is no longer a time (1e308 minutes is infinity)
 LONGEST_SECONDS = 2**53 / 1000
+LONGEST_MINUTES = LONGEST_SECONDS / 60
+LONGEST_HOURS = LONGEST_SECONDS / 3600
 #: The most jobs a stream may submit per hour: one a millisecond (`LONGEST_SECONDS`)
 MOST_PER_HOUR = 3_600_000.0
 #: A number as YAML 1.2 and JSON write it that YAML 1.1 (PyYAML's) reads as text: an
@@ -231,13 +233,14 @@ def key_positions(text: str) -> dict[tuple[Any, ...], tuple[int, int]]:
     }
 
 
-def text_origins(text: str) -> dict[tuple[Any, ...], tuple[int, int, int]]:
-    """(key path) -> (line, column offset, lines), 1-based line, of every text value
-    whose lines stand verbatim in `text` (a literal block, `|`), after the same
-    indentation: its line L, column C is `text`'s line + L - 1, column offset + C."""
+def text_origins(text: str, file: str) -> dict[tuple[Any, ...], tuple[str, int, int, int]]:
+    """(key path) -> (`file`, line, column offset, lines), 1-based line, of every text
+    value whose lines stand verbatim in `text` (`file`'s: a literal block, `|`), after
+    the same indentation: its line L, column C is `text`'s line + L - 1, column offset
+    + C (`PoolSpec.origins`)."""
     lines = text.splitlines()
 
-    def place(node: Any) -> tuple[int, int, int] | None:
+    def place(node: Any) -> tuple[str, int, int, int] | None:
         value = node.value
         if getattr(node, "style", None) != "|" or not value:
             return None  # (not a literal block: not a scalar at all, say)
@@ -252,7 +255,7 @@ def text_origins(text: str) -> dict[tuple[Any, ...], tuple[int, int, int]]:
             here = lines[first + number]
             if here[indent:] != line or (line and here[:indent] != " " * indent):
                 return None
-        return first + 1, indent, len(body)
+        return file, first + 1, indent, len(body)
 
     found = ((path, place(value)) for path, _, value in _nodes(text))
     return {path: origin for path, origin in found if origin is not None}
@@ -338,8 +341,7 @@ def read_pool(path: str) -> PoolSpec:
 
     document = read_document(path)
     text = Path(path).read_text(encoding="utf-8")  # (UTF-8: read_document read it)
-    origins = {where: (path, *place) for where, place in text_origins(text).items()}
-    return pool_spec(document, path, key_positions(text), origins)
+    return pool_spec(document, path, key_positions(text), text_origins(text, path))
 
 
 def pool_spec(
@@ -373,7 +375,7 @@ def pool_spec(
             raise r.error(("era",), f"unknown era {era!r} (known: {', '.join(ERAS)})")
     return PoolSpec(
         file=file,
-        hours=r.number(top.get("hours", 24), ("hours",), maximum=LONGEST_SECONDS / 3600),
+        hours=r.number(top.get("hours", 24), ("hours",), maximum=LONGEST_HOURS),
         seed=int(r.number(top.get("seed", 1), ("seed",), integer=True)),
         epoch=int(r.number(top.get("epoch", EPOCH), ("epoch",), integer=True)),
         negotiator_config=r.text(negotiator.get("config", ""), ("negotiator", "config")),
@@ -422,15 +424,12 @@ def _machines(
         if model not in OWNER_MODELS:
             raise r.error((*where, "owner", "model"), f"must be one of {', '.join(OWNER_MODELS)}")
         numbers = {
-            k: r.number(v, (*where, "owner", k)) for k, v in owner_raw.items() if k != "model"
+            k: r.number(v, (*where, "owner", k), maximum=_OWNER_MOST.get(k, math.inf))
+            for k, v in owner_raw.items()
+            if k != "model"
         }
-        minutes = numbers.get("session_minutes", 1)
-        if minutes <= 0:  # (the lengths' mean: drawn by 1 / it)
+        if numbers.get("session_minutes", 1) <= 0:  # (the lengths' mean: drawn by 1 / it)
             raise r.error((*where, "owner", "session_minutes"), "must be above 0")
-        if minutes > LONGEST_SECONDS / 60:
-            raise r.error(
-                (*where, "owner", "session_minutes"), f"must be at most {LONGEST_SECONDS / 60:g}"
-            )
         owner = Owner(model, **numbers)
         if owner.end_hour <= owner.start_hour or owner.end_hour > 24:
             raise r.error((*where, "owner"), "the working day must end after it starts, by 24")
@@ -445,6 +444,10 @@ def _machines(
         count = int(r.number(entry.get("count", 1), (*where, "count"), minimum=1, integer=True))
         out.append(MachineGroup(name, count, startd, dict(machine), owner))
     return tuple(out)
+
+
+#: The largest value of an owner's numbers (the others: any finite one)
+_OWNER_MOST = {"session_minutes": LONGEST_MINUTES}
 
 
 def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
@@ -463,7 +466,7 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
             raise r.error((*where, "user"), "must be user@domain")
         run = r.mapping(entry.get("run_minutes"), (*where, "run_minutes"), ("mean", "distribution"))
         mean = r.number(
-            run.get("mean", 60), (*where, "run_minutes", "mean"), maximum=LONGEST_SECONDS / 60
+            run.get("mean", 60), (*where, "run_minutes", "mean"), maximum=LONGEST_MINUTES
         )
         if mean <= 0:
             raise r.error((*where, "run_minutes", "mean"), "must be above 0")
@@ -485,7 +488,7 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
                 * r.number(
                     entry.get("at_minutes", 0),
                     (*where, "at_minutes"),
-                    maximum=LONGEST_SECONDS / 60,
+                    maximum=LONGEST_MINUTES,
                 ),
                 rate_per_hour=r.number(
                     entry.get("rate_per_hour", 0), (*where, "rate_per_hour"), maximum=MOST_PER_HOUR
@@ -499,9 +502,7 @@ def _jobs(r: Reader, value: Any) -> tuple[JobStream, ...]:
                 else r.text(group, (*where, "accounting_group")),
                 max_retirement_minutes=None
                 if retire is None
-                else r.number(
-                    retire, (*where, "max_retirement_minutes"), maximum=LONGEST_SECONDS / 60
-                ),
+                else r.number(retire, (*where, "max_retirement_minutes"), maximum=LONGEST_MINUTES),
             )
         )
     return tuple(out)

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from runtime.simulate.poolfile import (
-    LONGEST_SECONDS,
+    LONGEST_HOURS,
     MOST_PER_HOUR,
     NEGOTIATOR_CONFIG,
     PoolFileError,
@@ -114,7 +114,8 @@ def read_sweep(path: str) -> SweepSpec:
     from compiler.slots import read_document
 
     document = read_document(path)
-    r = Reader(path, key_positions(Path(path).read_text(encoding="utf-8")))
+    source = Path(path).read_text(encoding="utf-8")  # (UTF-8: read_document read it)
+    r = Reader(path, key_positions(source))
     top = r.mapping(document, (), ("pool", "variants", "seeds", "scales", "hours", "semantics",
                                    "htcondor"), required=("pool", "variants"))  # fmt: skip
     pool_path = Path(path).parent / r.text(top["pool"], ("pool",))
@@ -153,7 +154,7 @@ def read_sweep(path: str) -> SweepSpec:
             raise r.error(
                 ("scales", i), f"scale {scale:g} makes a rate_per_hour above {MOST_PER_HOUR:g}"
             )
-    hours = r.number(top.get("hours", pool.hours), ("hours",), maximum=LONGEST_SECONDS / 3600)
+    hours = r.number(top.get("hours", pool.hours), ("hours",), maximum=LONGEST_HOURS)
     semantics = str(top.get("semantics", "code"))
     if semantics not in SEMANTICS:
         raise r.error(("semantics",), f"semantics must be one of {', '.join(SEMANTICS)}")
@@ -175,8 +176,7 @@ def read_sweep(path: str) -> SweepSpec:
             submit={str(k): str(v) for k, v in submit.items()},
         )
     warned: dict[str, None] = {}
-    placed = {where: (path, *place) for where, place in text_origins(Path(path).read_text(
-        encoding="utf-8")).items()}  # fmt: skip
+    placed = text_origins(source, path)
     for i, variant in enumerate(variants):  # every variant compiles, or a located error
         varied = variant_pool(pool, variant, 1.0, origins=(i, path, placed))
         try:

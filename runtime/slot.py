@@ -81,7 +81,38 @@ _JOB_ADS_KEPT = 8
 
 
 class SlotError(PolicyError):
-    """A runtime problem with the input (unknown event, a cascade that never ends)."""
+    """A runtime problem with the input (unknown event, a cascade that never ends);
+    `slot`: the slot it happened in (a simulator of many names it by that)."""
+
+    def __init__(self, message: str, *, slot: Slot | None = None, **where: Any) -> None:
+        super().__init__(message, **where)
+        self.slot = slot
+
+
+def endless_cascade(fired: list[Fired], t: float) -> str:
+    """What a cascade (`fired`: its transitions) that went MAX_CASCADE transitions deep
+    without settling repeats:
+    the shortest run of transitions its last ones are made of, each with its number and
+    trigger (an admin's policy loops so when a guard reads what the transitions change:
+    `START = State == "Owner"` in 6.8, where entering Owner re-checks IS_OWNER, which is
+    START =?= False, and entering Unclaimed/Idle evaluates again at once)."""
+    steps = [(f.source, f.target, f.number, f.trigger) for f in fired]
+    cycle = steps[-12:]
+    for period in range(1, len(steps) // 2 + 1):
+        if steps[-period:] == steps[-2 * period : -period]:
+            cycle = steps[-period:]
+            break
+    # told from the pair the cascade left first, when the run passes through it
+    first = next((k for k, step in enumerate(cycle) if step[0] == steps[0][0]), 0)
+    cycle = cycle[first:] + cycle[:first]
+    shown = ", then ".join(
+        f"{'/'.join(source)} -> {'/'.join(target)} (#{number}, {trigger})"
+        for source, target, number, trigger in cycle
+    )
+    return (
+        f"transitions do not settle at t={num(t)}: {shown}, again and again (a guard "
+        "reads what these transitions change, such as State or Activity)"
+    )
 
 
 class _Model:
@@ -816,8 +847,8 @@ class Slot:
         if new != old:
             self._depth += 1
             if self._depth > MAX_CASCADE:
-                tail = ", ".join(str(f.number) for f in self.fired[-12:])
-                raise SlotError(f"transitions do not settle in one instant: ... {tail}")
+                cascade = self.fired[-self._depth :]
+                raise SlotError(endless_cascade(cascade, self.clock.elapsed()), slot=self)
             self._entered(_Context(self, None))
         return True
 

@@ -18,6 +18,7 @@ false lets the lease run out).
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -562,6 +563,24 @@ def _drain_fields(
 Observer = Callable[[Any, int, bool], None]
 
 
+def _in_the_trace(run: Callable[..., Any]) -> Callable[..., Any]:
+    """`run(trace, ...)` with a problem it meets that has no place of its own (a cascade
+    that never settles while the clock runs between steps, say) put in the trace's file:
+    the run it happened in."""
+
+    @functools.wraps(run)
+    def placed(trace: Trace, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return run(trace, *args, **kwargs)
+        except PolicyError as err:
+            if err.file is None:
+                err.file = trace.file
+            raise
+
+    return placed
+
+
+@_in_the_trace
 def replay(
     trace: Trace,
     table: StateTable,
@@ -653,6 +672,7 @@ def _apply(slot: Any, step: Step) -> None:
 # ------------------------------------------------------------------ a machine of slots
 
 
+@_in_the_trace
 def replay_startd(
     trace: Trace,
     layout: Any,

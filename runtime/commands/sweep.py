@@ -10,6 +10,8 @@ requests (`--print-job-script` prints that job's submit description and stops). 
 results (sorted by variant, scale, seed: the same sweep, the same table) go to DIR as
 results.csv, results.json and sweep-<metric>.png; the terminal shows each variant's
 means over seeds. Ctrl-C cancels what has not finished and writes what has (exit 130).
+A simulation that fails (a variant whose transitions never settle, say) is reported with
+its variant, scale and seed and its problem at its place; the others are written (exit 2).
 """
 
 from __future__ import annotations
@@ -71,9 +73,12 @@ def run(args: argparse.Namespace) -> int:
         if client is None:  # --print-job-script
             return 0
         rows, complete = _gather(spec, client)
+    failed = [row for row in rows if "error" in row]
+    rows = [row for row in rows if "error" not in row]
     written = write_results(Path(args.out), rows, spec)
     if args.format == "json":
-        print(json.dumps({"rows": rows, "complete": complete}, indent=2, sort_keys=True))
+        print(json.dumps({"rows": rows, "complete": complete, "failed": failed}, indent=2,
+                         sort_keys=True))  # fmt: skip
     else:
         for line in table_lines(rows):
             print(line)
@@ -83,6 +88,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"interrupted: {len(rows)} of the sweep's simulations finished and were written",
               file=sys.stderr)  # fmt: skip
         return 130
+    if failed:
+        # each failed simulation named, with its problem at its place; the others written
+        for row in failed:
+            print(f"condor-policy: variant {row['variant']}, scale {row['scale']:g}, seed "
+                  f"{row['seed']}: {row['error']}", file=sys.stderr)  # fmt: skip
+        print(f"condor-policy: {len(failed)} of the sweep's {len(failed) + len(rows)} "
+              "simulations failed (the others' results were written)", file=sys.stderr)  # fmt: skip
+        return 2
     return 0
 
 

@@ -51,7 +51,8 @@ from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, rem
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
-from runtime.simulate.poolfile import NEGOTIATOR_CONFIG, JobStream, PoolSpec
+from runtime.simulate.poolfile import NEGOTIATOR_CONFIG, JobStream, PoolFileError, PoolSpec
+from runtime.slot import SlotError
 from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target, shape_key
 
 _PAIR_NAME = attrgetter("pair_name")
@@ -304,7 +305,10 @@ class Simulation:
             #: each slot's index by name (a cycle's matches name the slots)
             self._index_of = {run.name: i for i, run in enumerate(self.slots)}
             for run in self.slots:
-                run.slot.start()
+                try:
+                    run.slot.start()
+                except SlotError as err:
+                    raise self._slot_failed(err) from None
                 if run.slot.pair.activity == "Benchmarking":
                     self._benchmarks_done(run)
                 else:
@@ -374,6 +378,22 @@ class Simulation:
                 step()
         return out
 
+    def _slot_failed(self, err: SlotError) -> PolicyError:
+        """A slot's runtime problem (a cascade that never settles) at its machine group's
+        startd in the pool file, naming the slot; `err` itself when no slot of ours."""
+        run = next((run for run in self.slots if run.slot is err.slot), None)
+        if run is None:
+            return err
+        path = ("machines", run.group)
+        key = next(
+            (k for k in ("startd", "startd_file") if (*path, k) in self.pool.positions), "startd"
+        )
+        line, column = self.pool.positions.get((*path, key), (None, None))
+        where = ".".join(map(str, (*path, key)))
+        return PoolFileError(
+            f"{where}: {run.name}: {err.message}", file=self.pool.file, line=line, column=column
+        )
+
     def _listener(self, index: int) -> Callable[[dict[str, Any]], None]:
         log = self.record.log
         pairs = self._pairs
@@ -422,6 +442,8 @@ class Simulation:
         try:
             with fewer_collections():
                 self._run(until, progress)
+        except SlotError as err:
+            raise self._slot_failed(err) from None
         except KeyboardInterrupt:
             self.record.interrupted_at = self.now
         finally:

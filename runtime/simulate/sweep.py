@@ -293,12 +293,21 @@ def tasks(spec: SweepSpec) -> list[Task]:
 
 
 def run_task(task: Task) -> dict[str, Any]:
-    """One simulation, in a worker: its row of the results table."""
+    """One simulation, in a worker: its row of the results table; or, when the
+    simulation meets a problem with its input (a slot's policy whose transitions never
+    settle, say: every variant compiled, but that shows only when it runs), the row's
+    variant, scale and seed with `error`, the problem at its place (the other
+    simulations go on: the sweep reports it with their results)."""
+    from compiler.errors import PolicyError
     from runtime.simulate.engine import Simulation
     from runtime.simulate.metrics import summary
 
-    simulation = Simulation(task.pool, semantics=task.semantics, seed=task.seed)
-    record = simulation.run(task.hours * 3600)
+    try:
+        simulation = Simulation(task.pool, semantics=task.semantics, seed=task.seed)
+        record = simulation.run(task.hours * 3600)
+    except PolicyError as err:
+        return {"variant": task.variant, "scale": task.scale, "seed": task.seed,
+                "error": err.format()}  # fmt: skip
     return row_of(task, summary(record, len(simulation.slots)))
 
 
@@ -336,7 +345,7 @@ def run_sweep(
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[list[dict[str, Any]], bool]:
     """Every task of `spec` on `client` (a distributed.Client); (rows in table order,
-    complete). A KeyboardInterrupt cancels what has not finished and returns the rows
+    complete); a simulation that failed is a row with `error` (`run_task`). A KeyboardInterrupt cancels what has not finished and returns the rows
     gathered so far with complete=False."""
     from distributed import as_completed
 

@@ -143,3 +143,32 @@ def main_run(path: Path) -> None:
     trace = read_trace(path)
     _, table = compiled("htcondor-current", "manual")
     replay(trace, table)
+
+
+#: Entering Owner re-checks IS_OWNER, entering Unclaimed/Idle evaluates again at once
+#: (ResState::enter_action, ResState::change; reference/transitions.md D10), and in 6.8
+#: IS_OWNER is START =?= False: a START true only in Owner sends the slot round
+#: Owner -> Unclaimed -> Owner within one instant, without end.
+ROUND = (
+    "Owner/Idle -> Unclaimed/Idle (#1, immediate: !IS_OWNER), "
+    "then Unclaimed/Idle -> Owner/Idle (#2, policy: IS_OWNER), again and again"
+)
+
+
+@pytest.mark.parametrize("start_at", [0, 600])
+def test_transitions_that_never_settle_are_told_with_their_round_and_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], start_at: int
+) -> None:
+    """The round the slot goes without end, from the pair it left first, with the time;
+    in the trace's file (the run it happened in), exit 2, no traceback. From t=600 on
+    (START false until then: the slot stays Owner): at the startd's update evaluation
+    then, while the clock runs to the next step."""
+    config = tmp_path / "condor_config"
+    config.write_text(f'START = State == "Owner" && time() >= {1_000_000_000 + start_at}\n')
+    trace = tmp_path / "t.yaml"
+    trace.write_text("steps:\n  - {t: 0, tick: true}\n  - {t: 900, tick: true}\n")
+    assert main(["run", str(config), "--trace", str(trace), "--era", "condor-6.8"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert f"{trace}" in err and f"transitions do not settle at t={start_at}" in err
+    assert ROUND in err

@@ -1230,3 +1230,41 @@ def test_the_census_counts_every_slot_and_charges_each_claim_one_slot() -> None:
     sim._census = census  # type: ignore[method-assign]
     sim.run(6 * 3600.0)
     assert len(seen) > 50 and any(len(usage) == 2 for usage in seen)
+
+
+#: a 6.8 START true only in Owner: entering Owner re-checks IS_OWNER (START =?= False)
+#: and entering Unclaimed/Idle evaluates again at once (ResState::enter_action,
+#: ResState::change; reference/transitions.md D10): round and round within one instant
+LOOPS = """era: condor-6.8
+hours: 2
+machines:
+  - name: fine
+    count: 1
+    startd: |
+      START = True
+  - name: loops
+    count: 2
+    startd: |
+      START = State == "Owner" && time() >= 1764547200 + 3600
+jobs:
+  - {user: a@x, count: 1}
+"""
+
+
+def test_transitions_that_never_settle_stop_the_simulation_at_their_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A slot whose transitions never settle: an error at its machine group's startd in
+    the pool file, naming the slot, the time and the round it goes (exit 2, no
+    traceback); at the set-up too (START true in Owner from the start)."""
+    pool = tmp_path / "pool.yaml"
+    for text, at in ((LOOPS, 3600), (LOOPS.replace(" && time() >= 1764547200 + 3600", ""), 0)):
+        pool.write_text(text)
+        assert main(["simulate", str(pool), "--out", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err
+        assert "Traceback" not in err
+        assert (
+            f"{pool}:10:5: machines.1.startd: slot1@loops-0001: transitions do not settle "
+            f"at t={at}: Owner/Idle -> Unclaimed/Idle (#1, immediate: !IS_OWNER), then "
+            "Unclaimed/Idle -> Owner/Idle (#2, policy: IS_OWNER), again and again"
+        ) in err

@@ -273,3 +273,52 @@ def test_ctrl_c_keeps_the_finished_simulations(
         (todo[3].variant, todo[3].scale, todo[3].seed),
     ]
     assert len(client.cancelled) == len(todo)
+
+
+def test_a_simulation_that_fails_is_reported_and_the_others_are_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variant every slot of which goes round Owner -> Unclaimed -> Owner without end
+    (6.8: IS_OWNER is START =?= False, and entering either pair evaluates again at once)
+    compiles, and fails only when it runs: its simulations are reported, each with its
+    variant, scale, seed and problem at its place; the others' rows are written; exit 2.
+    (The tasks run here, as the workers would run them: `run_task`.)"""
+    import runtime.commands.sweep as command
+
+    path = _files(
+        tmp_path,
+        SWEEP.replace("seeds: [1, 2]\nscales: [1, 2]", "seeds: [1]\nscales: [1]")
+        + '  - name: loops\n    startd:\n      node: |\n        START = State == "Owner"\n',
+    )
+    (tmp_path / "pool.yaml").write_text("era: condor-6.8\n" + POOL)
+
+    class Here:
+        def __init__(self, *_: object) -> None: ...
+
+        def __enter__(self) -> object:
+            return object()
+
+        def __exit__(self, *_: object) -> None: ...
+
+    def gathered(spec: object, client: object) -> tuple[list[dict[str, object]], bool]:
+        return [run_task(task) for task in tasks(spec)], True  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "_client", Here)
+    monkeypatch.setattr(command, "_gather", gathered)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--out", str(out), "--format", "json"]) == 2
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    assert [row["variant"] for row in report["rows"]] == ["as-is", "no-priority-preemption"]
+    assert [(row["variant"], row["scale"], row["seed"]) for row in report["failed"]] == [
+        ("loops", 1, 1)
+    ]
+    with (out / "results.csv").open() as handle:
+        assert [row["variant"] for row in csv.DictReader(handle)] == [
+            "as-is", "no-priority-preemption"
+        ]  # fmt: skip
+    assert (
+        f"variant loops, scale 1, seed 1: {tmp_path / 'pool.yaml'}:12:5: machines.0.startd: "
+        "slot1@node-0001: transitions do not settle at t=0"
+    ) in captured.err
+    assert "1 of the sweep's 3 simulations failed" in captured.err

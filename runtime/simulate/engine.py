@@ -60,6 +60,8 @@ _PAIR_NAME = attrgetter("pair_name")
 
 #: The pairs (their names begin so) whose claim the accountant charges.
 _CHARGED = tuple(f"{state}/" for state in CLAIM_STATES)
+#: the states in which a slot may still hold the claim a matched job waits for
+WAITING_STATES: Final = (*CLAIM_STATES, "Matched")
 #: A slot's claim user (`SlotRun.claim_user`)
 _CLAIM_USER = attrgetter("claim_user")
 
@@ -581,6 +583,12 @@ class Simulation:
         run.sensors.job_load = 0.0
         run.job = None
         self._send(run, "job_exit", cause="job_exit")
+        if run.pending is not None:
+            # a preempting claim waited for the retiring job: the slot is its claim's
+            # now (Claimed/Idle), and that claim's schedd activates it (not the user's
+            # next job on it, nor a release of it)
+            self._maybe_activate(index)
+            return
         # the schedd runs the user's next job of the same stream on the claim, else
         # releases it
         nxt = self.idle.next_of_stream(job.submitter, job.stream)
@@ -604,7 +612,7 @@ class Simulation:
             run.job = None
         self._send(run, "starter_exit", cause="starter_exit")
         self._maybe_activate(index)
-        if run.slot.pair.state not in (*CLAIM_STATES, "Matched"):
+        if run.slot.pair.state not in WAITING_STATES:
             run.claim_user = run.claim_stream = None
 
     def _take(self, job: SimJob, index: int) -> None:
@@ -613,9 +621,18 @@ class Simulation:
         job.slot = index
 
     def _maybe_activate(self, index: int) -> None:
-        """The schedd activates the claim once the slot is Claimed/Idle with it."""
+        """The schedd activates the claim once the slot is Claimed/Idle with it; a slot
+        that left its claims (Owner, Unclaimed ...: the claim was refused or dropped
+        before it could run the job, or a preempting claim was dropped while the job it
+        preempts was retiring) runs no job of it: the job goes back to its queue, to be
+        matched again."""
         run = self.slots[index]
-        if run.pending is None or run.slot.pair_tuple() != ("Claimed", "Idle"):
+        if run.pending is None:
+            return
+        pair = run.slot.pair_tuple()
+        if pair != ("Claimed", "Idle"):
+            if pair[0] not in WAITING_STATES:
+                self._unmatched(index, run.pending)
             return
         job, run.pending = run.pending, None
         run.job = job
@@ -785,6 +802,10 @@ class Simulation:
 
     def _deliver(self, index: int, job: SimJob, reason: str) -> None:
         run = self.slots[index]
+        if run.pending is not None:
+            # a new claim on the slot replaces the one that waited (a preempting claim
+            # preempted in turn): that one's job goes back to its queue
+            self._unmatched(index, run.pending)
         self._take(job, index)
         if reason == "no_preemption":
             for event in ("match", "claim"):

@@ -582,12 +582,20 @@ KILL = (CurrentTime - EnteredCurrentActivity) > 10 * 60
 WANT_SUSPEND = True
 WANT_VACATE = True
 """
+#: RANK and priority preemptions of jobs in their retirement: the preempting claim waits
+#: for the job to exit (6.8 on)
+RETIRING = RANKED + "MaxJobRetirementTime = 1800\n"
 POLICIES = st.sampled_from(
-    ["use POLICY : Desktop\n", "use POLICY : UWCS_Desktop\n", DEDICATED, RANKED, UNREAD, SIXX]
-)
+    ["use POLICY : Desktop\n", "use POLICY : UWCS_Desktop\n", DEDICATED, RANKED, UNREAD, SIXX,
+     RETIRING]
+)  # fmt: skip
 #: (era, policy): the 6.x eras with the policies they can read
-ERA_POLICIES = st.tuples(st.just("htcondor-current"), POLICIES) | st.tuples(
-    st.sampled_from(["condor-6.4", "condor-6.8"]), st.sampled_from([DEDICATED, RANKED, SIXX])
+ERA_POLICIES = (
+    st.tuples(st.just("htcondor-current"), POLICIES)
+    | st.tuples(
+        st.sampled_from(["condor-6.4", "condor-6.8"]), st.sampled_from([DEDICATED, RANKED, SIXX])
+    )
+    | st.tuples(st.just("condor-6.8"), st.just(RETIRING))
 )
 
 
@@ -1268,3 +1276,53 @@ def test_transitions_that_never_settle_stop_the_simulation_at_their_group(
             f"at t={at}: Owner/Idle -> Unclaimed/Idle (#1, immediate: !IS_OWNER), then "
             "Unclaimed/Idle -> Owner/Idle (#2, policy: IS_OWNER), again and again"
         ) in err
+
+
+def test_a_preempting_claim_runs_its_job_when_the_retiring_job_exits() -> None:
+    """A priority preemption of a job in its retirement (MaxJobRetirementTime an hour):
+    the slot retires the job; when it exits, the slot is the preempting claim's
+    (ResState: #18 then #23, Claimed/Idle with the new claim) and that claim's schedd
+    activates it at once: the preempting user's job starts then, not the next job of the
+    user preempted (whose claim is gone), and no job is left matched to a slot that
+    runs none."""
+    twenty = {"mean": 20, "distribution": "fixed"}
+    pool = _pool(
+        [{"name": "node", "count": 1, "startd": DEDICATED + "MaxJobRetirementTime = 3600\n"}],
+        [
+            {"user": "bob@x", "count": 6, "run_minutes": twenty},
+            {"user": "alice@x", "count": 1, "at_minutes": 25, "run_minutes": twenty},
+        ],
+        "NEGOTIATOR_INTERVAL = 300\nPREEMPTION_REQUIREMENTS = SubmitterUserPrio < RemoteUserPrio\n",
+        users={"bob@x": {"rup": 50.0}},
+        hours=2,
+    )
+    sim, record = _run(pool)
+    # bob's first job 0-1200 s, his second from 1200 s; alice's arrives at 1500 s and the
+    # cycle then preempts bob's second job, which retires until it exits at 2400 s
+    assert [p["t"] for p in record.preemptions] == [1500.0]
+    alice = next(j for j in sim.jobs if j.submitter == "alice@x")
+    assert (alice.first_start, alice.finished) == (2400.0, 3600.0)
+    bobs = [j for j in sim.jobs if j.submitter == "bob@x"]
+    assert [j.first_start for j in bobs[:3]] == [0.0, 1200.0, 3600.0]
+    assert not [j.id for j in sim.jobs if j.state == "matched"]
+
+
+def test_a_job_whose_claim_is_dropped_goes_back_to_its_queue() -> None:
+    """A slot that accepts the claim (START is true in Unclaimed) and leaves it at once
+    (in Claimed/Idle START is false, #10): the job it was matched to never ran, and goes
+    back to its queue, to be matched again in a later cycle; from the hour on the claims
+    hold, and every job runs. No job is left matched to a slot that runs none."""
+    startd = DEDICATED.replace(
+        "START = True", 'START = State != "Claimed" || time() >= 1764547200 + 3600'
+    )
+    pool = _pool(
+        [{"name": "node", "count": 2, "startd": startd}],
+        [{"user": "bob@x", "count": 4, "run_minutes": {"mean": 30, "distribution": "fixed"}}],
+        "NEGOTIATOR_INTERVAL = 300\n",
+        hours=3,
+    )
+    sim, record = _run(pool)
+    dropped = [e for e in record.transitions if e["number"] == 10 and e["t"] < 3600]
+    assert len(dropped) == 2 * 12  # two slots, every cycle of the first hour
+    assert sorted(j.first_start for j in sim.jobs) == [3600.0, 3600.0, 5400.0, 5400.0]
+    assert all(j.state == "done" for j in sim.jobs)

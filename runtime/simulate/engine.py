@@ -819,7 +819,10 @@ class Simulation:
             {"t": self.now, "slot": run.name, "reason": reason, "by": job.submitter,
              "of": run.claim_user}
         )  # fmt: skip
-        if not self._send(run, "preempting_claim", cause=reason, job=job.ad):
+        fired = self._send(run, "preempting_claim", cause=reason, job=job.ad)
+        if not fired and run.slot.record.preempting_job is None:
+            # refused (the slot is past its claims); a claim the slot registered without
+            # a transition (a Retiring job keeps its retirement) waits for that job
             self._unmatched(index, job)
             return
         run.pending = job

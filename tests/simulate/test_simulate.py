@@ -1326,3 +1326,42 @@ def test_a_job_whose_claim_is_dropped_goes_back_to_its_queue() -> None:
     assert len(dropped) == 2 * 12  # two slots, every cycle of the first hour
     assert sorted(j.first_start for j in sim.jobs) == [3600.0, 3600.0, 5400.0, 5400.0]
     assert all(j.state == "done" for j in sim.jobs)
+
+
+def test_a_preempting_claim_on_a_retiring_slot_waits_for_the_retiring_job() -> None:
+    """A slot already Retiring (its PREEMPT held ten minutes into bob's job; an hour of
+    MaxJobRetirementTime) offered to alice's preempting claim (NEGOTIATOR_CONSIDER_EARLY_
+    PREEMPTION): the startd registers the claim and evaluates, and nothing fires (the job
+    keeps its retirement). The claim holds all the same: when the retirement runs out
+    (an hour less MachineMaxVacateTime, D6), the slot vacates bob's job and is alice's
+    claim's (#23), whose job starts then, and runs to its end. It was taken back to the
+    queue at every cycle, its slot left Claimed/Idle under a claim nobody activated."""
+    from runtime.simulate.engine import VACATE_SECONDS
+
+    startd = DEDICATED.replace("PREEMPT = False", "PREEMPT = (time() - JobStart) > 600")
+    pool = _pool(
+        [{"name": "node", "count": 1, "startd": startd + "MaxJobRetirementTime = 3600\n"}],
+        [
+            {"user": "bob@x", "count": 1, "run_minutes": {"mean": 300, "distribution": "fixed"}},
+            {
+                "user": "alice@x",
+                "count": 1,
+                "at_minutes": 25,
+                "run_minutes": {"mean": 20, "distribution": "fixed"},
+            },
+        ],
+        "NEGOTIATOR_INTERVAL = 300\nPREEMPTION_REQUIREMENTS = True\n"
+        "NEGOTIATOR_CONSIDER_EARLY_PREEMPTION = True\n",
+        users={"bob@x": {"rup": 50.0}},
+        hours=2,
+    )
+    sim, record = _run(pool)
+    first = {}
+    for e in record.transitions:
+        first.setdefault(e["number"], e["t"])
+    assert first[13] == 605  # Busy -> Retiring at the first pass after PREEMPT holds
+    assert (record.preemptions[0]["t"], record.preemptions[0]["by"]) == (1500.0, "alice@x")
+    assert first[18] == 3600 - 600  # the retirement, less the job's vacating time
+    alice = next(j for j in sim.jobs if j.submitter == "alice@x")
+    assert alice.first_start == first[23] == first[18] + VACATE_SECONDS
+    assert alice.finished == alice.first_start + 1200

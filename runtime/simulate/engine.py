@@ -598,7 +598,11 @@ class Simulation:
             self._maybe_activate(index)
         elif run.slot.pair.state == "Claimed":
             self._send(run, "release", cause="release")
-            run.claim_user = run.claim_stream = None
+            if run.slot.pair.state not in WAITING_STATES:
+                run.claim_user = run.claim_stream = None
+            # (else the slot keeps the claim, and its user is charged for it: the 6.x
+            # manuals have no release, a claimed slot leaves Claimed/Idle only when
+            # vacated or when START is false)
 
     def _starter_exit(self, index: int, job: SimJob) -> None:
         run = self.slots[index]

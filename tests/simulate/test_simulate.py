@@ -25,10 +25,10 @@ KILL = False
 
 
 def _pool(machines: list[dict[str, Any]], jobs: list[dict[str, Any]], config: str = "",
-          users: dict[str, Any] | None = None, hours: float = 24) -> Any:  # fmt: skip
+          users: dict[str, Any] | None = None, hours: float = 24, era: str | None = None) -> Any:  # fmt: skip
     doc = {"hours": hours, "seed": 3, "machines": machines, "jobs": jobs,
            "negotiator": {"config": config, "users": users or {}}}  # fmt: skip
-    return pool_spec(doc, "<test>")
+    return pool_spec(doc if era is None else {**doc, "era": era}, "<test>")
 
 
 def _run(pool: Any, *, semantics: str = "code", naive: bool = False) -> Any:
@@ -1365,3 +1365,25 @@ def test_a_preempting_claim_on_a_retiring_slot_waits_for_the_retiring_job() -> N
     alice = next(j for j in sim.jobs if j.submitter == "alice@x")
     assert alice.first_start == first[23] == first[18] + VACATE_SECONDS
     assert alice.finished == alice.first_start + 1200
+
+
+@pytest.mark.parametrize(("semantics", "charged"), [("code", False), ("manual", True)])
+def test_a_claim_the_schedd_cannot_release_is_still_charged(semantics: str, charged: bool) -> None:
+    """bob's only job ends ten minutes in and his schedd releases the claim. The 6.8
+    startd vacates it (RELEASE_CLAIM: Preempting, then Owner, Unclaimed); the 6.8 manual
+    has no release (Claimed/Idle leaves for Preempting only when vacated or when START is
+    false), so there the slot stays Claimed/Idle, claimed by bob, and the accountant
+    charges him for it at every cycle."""
+    pool = _pool(
+        [{"name": "node", "count": 1, "startd": DEDICATED}],
+        [{"user": "bob@x", "count": 1, "run_minutes": {"mean": 10, "distribution": "fixed"}}],
+        "NEGOTIATOR_INTERVAL = 300\n",
+        hours=1,
+        era="condor-6.8",
+    )
+    sim, record = _run(pool, semantics=semantics)
+    assert sim.slots[0].slot.pair_tuple() == (
+        ("Claimed", "Idle") if charged else ("Unclaimed", "Idle")
+    )
+    later = [s["usage"] for s in record.samples if s["t"] > 600]
+    assert later and all(u == ({"bob@x": 1.0} if charged else {}) for u in later)

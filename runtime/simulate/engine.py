@@ -87,7 +87,7 @@ class SimJob:
     need: float
     submitted: float
     done: float = 0.0  # seconds run in the current attempt
-    state: str = "idle"  # idle | running | done
+    state: str = "idle"  # idle | matched (to a slot, not running yet) | running | done
     slot: int | None = None
     running_since: float | None = None
     first_start: float | None = None

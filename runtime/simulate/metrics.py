@@ -140,6 +140,9 @@ def summary(record: Record, slots: int) -> dict[str, Any]:
             "completed": len(done),
             "running": sum(1 for j in jobs if j.state == "running"),
             "idle": sum(1 for j in jobs if j.state == "idle"),
+            # matched to a slot whose claim is not theirs yet (a preempting claim waiting
+            # for the job it preempts to leave)
+            "matched": sum(1 for j in jobs if j.state == "matched"),
         },
         "goodput_s": goodput,
         "badput_s": badput,
@@ -206,7 +209,8 @@ def table_lines(metrics: Mapping[str, Any]) -> list[str]:
             else ""
         ),
         f"jobs: {metrics['jobs']['submitted']} submitted, {metrics['jobs']['completed']} completed, "
-        f"{metrics['jobs']['running']} running, {metrics['jobs']['idle']} idle",
+        f"{metrics['jobs']['running']} running, {metrics['jobs']['idle']} idle"
+        + (f", {matched} matched" if (matched := metrics["jobs"].get("matched")) else ""),
         f"goodput {metrics['goodput_s'] / 3600:.1f} slot-h, badput {metrics['badput_s'] / 3600:.1f} slot-h, "
         f"vacating {metrics['vacating_s'] / 3600:.2f} slot-h",
         "preemptions: "

@@ -1355,6 +1355,10 @@ def test_a_preempting_claim_on_a_retiring_slot_waits_for_the_retiring_job() -> N
         users={"bob@x": {"rup": 50.0}},
         hours=2,
     )
+    waiting = Simulation(pool)
+    jobs = summary(waiting.run(2000), 1)["jobs"]  # alice's job waits for bob's to retire
+    assert (jobs["matched"], jobs["running"], jobs["idle"]) == (1, 1, 0)
+    assert table_lines(summary(waiting.record, 1))[1].endswith(", 1 matched")
     sim, record = _run(pool)
     first = {}
     for e in record.transitions:

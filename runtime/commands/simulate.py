@@ -9,7 +9,8 @@ match comes from the negotiator's cycle, every priority from the accountant. Out
 the metrics summary (a table, or JSON with `--format json`) and, with `--out DIR`,
 events.jsonl (every transition with its slot, number and cause), metrics.json and the
 plots states.png, rup.png, queue.png, preemptions.png. A progress bar on a terminal;
-Ctrl-C stops the simulation and writes everything simulated so far.
+Ctrl-C stops the simulation and writes everything simulated so far (held back while
+the files are written: they are never cut short).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import math
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from runtime.commands._interrupt import held_back
 
 if TYPE_CHECKING:
     from runtime.simulate import PoolSpec, Record, Simulation
@@ -101,21 +104,25 @@ def run(args: argparse.Namespace) -> int:
         print(f"condor-policy: warning: {warning}", file=sys.stderr)
     until = hours * 3600
     record = _run(simulation, until)
-    metrics = summary(record, len(simulation.slots))
-    written = write_outputs(Path(args.out), record, metrics) if args.out else []
-    if args.format == "json":
-        print(json.dumps(metrics, indent=2, sort_keys=True))
-    else:
-        for line in table_lines(metrics):
-            print(line)
-        for path in written:
-            print(f"wrote {path}")
+    with held_back() as held:  # (a Ctrl-C now would cut the files short)
+        metrics = summary(record, len(simulation.slots))
+        written = write_outputs(Path(args.out), record, metrics) if args.out else []
+        if args.format == "json":
+            print(json.dumps(metrics, indent=2, sort_keys=True))
+        else:
+            for line in table_lines(metrics):
+                print(line)
+            for path in written:
+                print(f"wrote {path}")
     if record.interrupted_at is not None:
         print(
             f"interrupted at {record.interrupted_at / 3600:.2f} simulated hours: "
             "everything simulated so far was written",
             file=sys.stderr,
         )
+        return 130
+    if held.interrupted:
+        print("interrupted once the simulation was over: all of it was written", file=sys.stderr)
         return 130
     return 0
 

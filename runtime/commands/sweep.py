@@ -23,6 +23,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from runtime.commands._interrupt import held_back
+
 NAME = "sweep"
 HELP = "Run many simulations (variants x seeds x pool sizes) on dask.distributed."
 
@@ -75,15 +77,17 @@ def run(args: argparse.Namespace) -> int:
         rows, complete = _gather(spec, client)
     failed = [row for row in rows if "error" in row]
     rows = [row for row in rows if "error" not in row]
-    written = write_results(Path(args.out), rows, spec)
-    if args.format == "json":
-        print(json.dumps({"rows": rows, "complete": complete, "failed": failed}, indent=2,
-                         sort_keys=True))  # fmt: skip
-    else:
-        for line in table_lines(rows):
-            print(line)
-        for path in written:
-            print(f"wrote {path}")
+    with held_back() as held:  # (a Ctrl-C now would cut the files short)
+        written = write_results(Path(args.out), rows, spec)
+        if args.format == "json":
+            print(json.dumps({"rows": rows, "complete": complete, "failed": failed}, indent=2,
+                             sort_keys=True))  # fmt: skip
+        else:
+            for line in table_lines(rows):
+                print(line)
+            for path in written:
+                print(f"wrote {path}")
+    complete = complete and not held.interrupted
     if not complete:
         print(f"interrupted: {len(rows)} of the sweep's simulations finished and were written",
               file=sys.stderr)  # fmt: skip

@@ -769,6 +769,36 @@ def test_entitlement_is_weighted_max_min_fair(
         assert got == pytest.approx({"u0": 4.8, "u1": 1.0, "u2": 1.2})
 
 
+def test_a_ctrl_c_while_the_files_are_written_does_not_cut_them_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The simulation is over and its files are about to be written when Ctrl-C comes (a
+    real SIGINT): the files are written whole, then the command says it was interrupted
+    (exit 130). The KeyboardInterrupt cut them short."""
+    import os
+    import signal
+
+    import runtime.simulate
+
+    pool = tmp_path / "pool.yaml"
+    pool.write_text(EXAMPLE.read_text())
+    real = runtime.simulate.write_outputs
+    before = signal.getsignal(signal.SIGINT)
+
+    def interrupted(out: Path, record: Any, values: Any) -> list[Path]:
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(out, record, values)
+
+    monkeypatch.setattr(runtime.simulate, "write_outputs", interrupted)
+    out = tmp_path / "out"
+    assert main(["simulate", str(pool), "--hours", "1", "--out", str(out)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted once the simulation was over: all of it was written" in err
+    assert json.loads((out / "metrics.json").read_text())["interrupted_at"] is None
+    assert {p.name for p in out.iterdir()} >= {"events.jsonl", "metrics.json", "states.png"}
+    assert signal.getsignal(signal.SIGINT) is before  # (held back for the writing only)
+
+
 def test_ctrl_c_writes_what_was_simulated(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

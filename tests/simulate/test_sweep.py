@@ -322,3 +322,50 @@ def test_a_simulation_that_fails_is_reported_and_the_others_are_written(
         "slot1@node-0001: transitions do not settle at t=0"
     ) in captured.err
     assert "1 of the sweep's 3 simulations failed" in captured.err
+
+
+def test_a_ctrl_c_while_the_results_are_written_does_not_cut_them_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every simulation is done and the results are about to be written when Ctrl-C comes
+    (a real SIGINT): the table is written whole, then the sweep says it was interrupted
+    (exit 130). (The tasks run here, as the workers would run them: `run_task`.)"""
+    import os
+    import signal
+
+    import runtime.commands.sweep as command
+    import runtime.simulate.sweep as sweep
+
+    path = _files(
+        tmp_path, SWEEP.replace("seeds: [1, 2]\nscales: [1, 2]", "seeds: [1]\nscales: [1]")
+    )
+
+    class Here:
+        def __init__(self, *_: object) -> None: ...
+
+        def __enter__(self) -> object:
+            return object()
+
+        def __exit__(self, *_: object) -> None: ...
+
+    def gathered(spec: object, client: object) -> tuple[list[dict[str, object]], bool]:
+        return [run_task(task) for task in tasks(spec)], True  # type: ignore[arg-type]
+
+    real = sweep.write_results
+
+    def interrupted(*args: object) -> list[Path]:
+        os.kill(os.getpid(), signal.SIGINT)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(command, "_client", Here)
+    monkeypatch.setattr(command, "_gather", gathered)
+    monkeypatch.setattr(sweep, "write_results", interrupted)
+    out = tmp_path / "out"
+    assert main(["sweep", str(path), "--out", str(out)]) == 130
+    assert "interrupted: 2 of the sweep's simulations finished and were written" in (
+        capsys.readouterr().err
+    )
+    with (out / "results.csv").open() as handle:
+        assert [row["variant"] for row in csv.DictReader(handle)] == [
+            "as-is", "no-priority-preemption"
+        ]  # fmt: skip

@@ -23,7 +23,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import yaml
 
@@ -563,13 +563,19 @@ def _drain_fields(
 Observer = Callable[[Any, int, bool], None]
 
 
-def _in_the_trace(run: Callable[..., Any]) -> Callable[..., Any]:
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _in_the_trace(
+    run: Callable[Concatenate[Trace, _P], _R],
+) -> Callable[Concatenate[Trace, _P], _R]:
     """`run(trace, ...)` with a problem it meets that has no place of its own (a cascade
     that never settles while the clock runs between steps, say) put in the trace's file:
     the run it happened in."""
 
     @functools.wraps(run)
-    def placed(trace: Trace, *args: Any, **kwargs: Any) -> Any:
+    def placed(trace: Trace, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
             return run(trace, *args, **kwargs)
         except PolicyError as err:

@@ -345,8 +345,9 @@ def run_sweep(
     progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> tuple[list[dict[str, Any]], bool]:
     """Every task of `spec` on `client` (a distributed.Client); (rows in table order,
-    complete); a simulation that failed is a row with `error` (`run_task`). A KeyboardInterrupt cancels what has not finished and returns the rows
-    gathered so far with complete=False."""
+    complete); a simulation that failed is a row with `error` (`run_task`). A
+    KeyboardInterrupt cancels what has not finished and returns the rows gathered so far
+    with complete=False."""
     from distributed import as_completed
 
     todo = tasks(spec)

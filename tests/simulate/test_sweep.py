@@ -275,22 +275,10 @@ def test_ctrl_c_keeps_the_finished_simulations(
     assert len(client.cancelled) == len(todo)
 
 
-def test_a_simulation_that_fails_is_reported_and_the_others_are_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A variant every slot of which goes round Owner -> Unclaimed -> Owner without end
-    (6.8: IS_OWNER is START =?= False, and entering either pair evaluates again at once)
-    compiles, and fails only when it runs: its simulations are reported, each with its
-    variant, scale, seed and problem at its place; the others' rows are written; exit 2.
-    (The tasks run here, as the workers would run them: `run_task`.)"""
+def _tasks_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`condor-policy sweep` with its tasks run here, one after the other, as the workers
+    would run them (`run_task`): no cluster."""
     import runtime.commands.sweep as command
-
-    path = _files(
-        tmp_path,
-        SWEEP.replace("seeds: [1, 2]\nscales: [1, 2]", "seeds: [1]\nscales: [1]")
-        + '  - name: loops\n    startd:\n      node: |\n        START = State == "Owner"\n',
-    )
-    (tmp_path / "pool.yaml").write_text("era: condor-6.8\n" + POOL)
 
     class Here:
         def __init__(self, *_: object) -> None: ...
@@ -305,6 +293,24 @@ def test_a_simulation_that_fails_is_reported_and_the_others_are_written(
 
     monkeypatch.setattr(command, "_client", Here)
     monkeypatch.setattr(command, "_gather", gathered)
+
+
+def test_a_simulation_that_fails_is_reported_and_the_others_are_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variant every slot of which goes round Owner -> Unclaimed -> Owner without end
+    (6.8: IS_OWNER is START =?= False, and entering either pair evaluates again at once)
+    compiles, and fails only when it runs: its simulations are reported, each with its
+    variant, scale, seed and problem at its place; the others' rows are written; exit 2.
+    (The tasks run here, as the workers would run them: `run_task`.)"""
+    path = _files(
+        tmp_path,
+        SWEEP.replace("seeds: [1, 2]\nscales: [1, 2]", "seeds: [1]\nscales: [1]")
+        + '  - name: loops\n    startd:\n      node: |\n        START = State == "Owner"\n',
+    )
+    (tmp_path / "pool.yaml").write_text("era: condor-6.8\n" + POOL)
+
+    _tasks_here(monkeypatch)
     out = tmp_path / "out"
     assert main(["sweep", str(path), "--out", str(out), "--format", "json"]) == 2
     captured = capsys.readouterr()
@@ -333,23 +339,11 @@ def test_a_ctrl_c_while_the_results_are_written_does_not_cut_them_short(
     import os
     import signal
 
-    import runtime.commands.sweep as command
     import runtime.simulate.sweep as sweep
 
     path = _files(
         tmp_path, SWEEP.replace("seeds: [1, 2]\nscales: [1, 2]", "seeds: [1]\nscales: [1]")
     )
-
-    class Here:
-        def __init__(self, *_: object) -> None: ...
-
-        def __enter__(self) -> object:
-            return object()
-
-        def __exit__(self, *_: object) -> None: ...
-
-    def gathered(spec: object, client: object) -> tuple[list[dict[str, object]], bool]:
-        return [run_task(task) for task in tasks(spec)], True  # type: ignore[arg-type]
 
     real = sweep.write_results
 
@@ -357,8 +351,7 @@ def test_a_ctrl_c_while_the_results_are_written_does_not_cut_them_short(
         os.kill(os.getpid(), signal.SIGINT)
         return real(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(command, "_client", Here)
-    monkeypatch.setattr(command, "_gather", gathered)
+    _tasks_here(monkeypatch)
     monkeypatch.setattr(sweep, "write_results", interrupted)
     out = tmp_path / "out"
     assert main(["sweep", str(path), "--out", str(out)]) == 130

@@ -51,7 +51,7 @@ from runtime.pool import SLOT_ALONE, HeldSlot, UnmatchableSlot, claim_facts, rem
 from runtime.simulate.horizon import MARGIN, compiled, holds_until, quiet_at, quiet_until
 from runtime.simulate.idle import IdleJobs
 from runtime.simulate.owners import OwnerSensors, office_sessions
-from runtime.simulate.poolfile import NEGOTIATOR_CONFIG, JobStream, PoolFileError, PoolSpec
+from runtime.simulate.poolfile import NEGOTIATOR_CONFIG, JobStream, PoolSpec
 from runtime.slot import SlotError
 from runtime.slot_ad import NOT_CONSTANT, constant_value, memo_keys, reads_no_target, shape_key
 
@@ -386,15 +386,8 @@ class Simulation:
         run = next((run for run in self.slots if run.slot is err.slot), None)
         if run is None:
             return err
-        path = ("machines", run.group)
-        key = next(
-            (k for k in ("startd", "startd_file") if (*path, k) in self.pool.positions), "startd"
-        )
-        line, column = self.pool.positions.get((*path, key), (None, None))
-        where = ".".join(map(str, (*path, key)))
-        return PoolFileError(
-            f"{where}: {run.name}: {err.message}", file=self.pool.file, line=line, column=column
-        )
+        named = PolicyError(f"{run.name}: {err.message}")
+        return self.pool.config_error(("machines", run.group, "startd"), named)
 
     def _listener(self, index: int) -> Callable[[dict[str, Any]], None]:
         log = self.record.log

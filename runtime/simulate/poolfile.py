@@ -146,10 +146,17 @@ class PoolSpec:
 
     def config_error(self, path: tuple[Any, ...], err: PolicyError) -> PoolFileError:
         """`err`, found in the configuration text at `path`, at its place in the file
-        the text is in (else named by the key path and its place in the text)."""
+        the text is in (else named by the key path and its place in the text); one with
+        no place in the text (a policy whose transitions never settle, say) at the key
+        that gives the text (`startd`, or `startd_file`: the text is a file's)."""
         message = self.placed(path, err.message)  # (the places its details name)
         if err.line is None:
-            return PoolFileError(f"{'.'.join(map(str, path))}: {message}", file=self.file)
+            key = (*path[:-1], f"{path[-1]}_file")
+            if key not in self.positions:
+                key = path
+            line, column = self.positions.get(key, (None, None))
+            where = ".".join(map(str, key))
+            return PoolFileError(f"{where}: {message}", file=self.file, line=line, column=column)
         _, where, at, _ = self._part(path, err.line)
         file, line, column = self.located(path, err.line, err.column or 0)
         if not line:

@@ -1306,6 +1306,14 @@ def test_transitions_that_never_settle_stop_the_simulation_at_their_group(
             f"at t={at}: Owner/Idle -> Unclaimed/Idle (#1, immediate: !IS_OWNER), then "
             "Unclaimed/Idle -> Owner/Idle (#2, policy: IS_OWNER), again and again"
         ) in err
+    # a group whose policy is a file's: at its `startd_file` key
+    (tmp_path / "loops.conf").write_text('START = State == "Owner"\n')
+    loops = '    startd: |\n      START = State == "Owner" && time() >= 1764547200 + 3600\n'
+    pool.write_text(LOOPS.replace(loops, "    startd_file: loops.conf\n"))
+    assert main(["simulate", str(pool), "--out", str(tmp_path / "out")]) == 2
+    assert f"{pool}:10:5: machines.1.startd_file: slot1@loops-0001: transitions do not " in (
+        capsys.readouterr().err
+    )
 
 
 def test_a_preempting_claim_runs_its_job_when_the_retiring_job_exits() -> None:
